@@ -1,0 +1,149 @@
+"""tessera_deps(): every external dependency of Tessera, from Debian packages, offline.
+
+Load it from the WORKSPACE of Tessera and of any workspace that depends on Tessera:
+
+    local_repository(name = "tessera", path = "third_party/tessera")
+    load("@tessera//bazel:deps.bzl", "tessera_deps")
+    tessera_deps()
+
+Repositories it declares (each is skipped when the caller already declared one of that name):
+  @com_google_absl//:absl                      libabsl-dev (all libabsl_*.so)
+  @com_google_googletest//:gtest, :gtest_main, :gmock
+  @com_github_google_benchmark//:benchmark, :benchmark_main
+  @xsimd//:xsimd                               libxsimd-dev (header only)
+  @onetbb//:tbb                                libtbb-dev
+  @onednn//:dnnl                               libdnnl-dev: tests and benchmarks only, never the library
+and local stand-ins for @rules_cc, @rules_java and @remote_coverage_tools, which Bazel 4.2.3's
+built-in WORKSPACE suffix would otherwise download.
+"""
+
+_LIBDIR = "/usr/lib/x86_64-linux-gnu"
+
+# --- Stand-ins for rule sets Bazel 4 wants to download --------------------------------------
+# Debian's bazel-rules-cc needs Bazel >= 5, so the stand-ins forward to Bazel 4's native rules.
+
+def _native_rule_forwarder_impl(rctx):
+    pkg = rctx.attr.package
+    rctx.file("WORKSPACE", 'workspace(name = "%s")\n' % rctx.name)
+    rctx.file("BUILD", "")
+    rctx.file(pkg + "/BUILD", 'package(default_visibility = ["//visibility:public"])\n' +
+                              'exports_files(["defs.bzl"])\n' + rctx.attr.extra_build)
+    rctx.file(pkg + "/defs.bzl", "".join([
+        "def %s(**kwargs):\n    native.%s(**kwargs)\n" % (r, r)
+        for r in rctx.attr.rules
+    ]))
+
+_native_rule_forwarder = repository_rule(
+    implementation = _native_rule_forwarder_impl,
+    attrs = {
+        "package": attr.string(mandatory = True),
+        "rules": attr.string_list(mandatory = True),
+        "extra_build": attr.string(),
+    },
+)
+
+def _no_coverage_tools_impl(rctx):
+    rctx.file("WORKSPACE", 'workspace(name = "remote_coverage_tools")\n')
+    rctx.file("unavailable.sh", "#!/bin/sh\necho 'coverage tools are not available offline' >&2\nexit 1\n",
+              executable = True)
+    rctx.file("BUILD", """package(default_visibility = ["//visibility:public"])
+sh_binary(name = "coverage_report_generator", srcs = ["unavailable.sh"])
+sh_binary(name = "lcov_merger", srcs = ["unavailable.sh"])
+""")
+
+_no_coverage_tools = repository_rule(implementation = _no_coverage_tools_impl)
+
+# --- Debian system libraries as cc_library repositories ----------------------------------------
+# Headers are symlinked from /usr/include; libraries are linked with -l flags. Never add
+# -Wl,--as-needed: fastbuild tests link per-library .so files and gold would drop absl.
+
+def _debian_cc_library_impl(rctx):
+    for path in rctx.attr.headers:
+        rctx.symlink("/usr/include/" + path, "include/" + path)
+    libs = list(rctx.attr.libs)
+    if rctx.attr.all_libs_with_prefix:
+        prefix = "lib" + rctx.attr.all_libs_with_prefix
+        libs += sorted([
+            p.basename[3:-3]
+            for p in rctx.path(_LIBDIR).readdir()
+            if p.basename.startswith(prefix) and p.basename.endswith(".so")
+        ])
+    rctx.file("BUILD", """package(default_visibility = ["//visibility:public"])
+cc_library(
+    name = "{name}",
+    hdrs = glob(["include/**"]),
+    includes = ["include"],
+    linkopts = {linkopts},
+)
+""".format(
+        name = rctx.attr.target,
+        linkopts = repr(list(rctx.attr.linkopts) + ["-l" + l for l in libs]),
+    ) + rctx.attr.extra_build)
+
+_debian_cc_library = repository_rule(
+    implementation = _debian_cc_library_impl,
+    attrs = {
+        "target": attr.string(mandatory = True),
+        "headers": attr.string_list(doc = "paths under /usr/include"),
+        "libs": attr.string_list(),
+        "all_libs_with_prefix": attr.string(),
+        "linkopts": attr.string_list(),
+        "extra_build": attr.string(),
+    },
+    local = True,
+)
+
+def _declare(name, rule, **kwargs):
+    if not native.existing_rule(name):
+        rule(name = name, **kwargs)
+
+def tessera_deps():
+    """Declares Tessera's external repositories. Call once from a WORKSPACE."""
+    _declare(
+        "rules_cc",
+        _native_rule_forwarder,
+        package = "cc",
+        rules = ["cc_binary", "cc_library", "cc_test", "cc_import", "cc_toolchain",
+                 "cc_toolchain_suite", "cc_proto_library", "objc_library", "objc_import",
+                 "fdo_profile", "fdo_prefetch_hints"],
+        extra_build = 'alias(name = "toolchain_type", actual = "@bazel_tools//tools/cpp:toolchain_type")\n',
+    )
+    _declare(
+        "rules_java",
+        _native_rule_forwarder,
+        package = "java",
+        rules = ["java_binary", "java_import", "java_library", "java_test", "java_plugin",
+                 "java_runtime", "java_toolchain", "java_package_configuration",
+                 "java_proto_library", "java_lite_proto_library"],
+    )
+
+    # Declared unconditionally: it must override Bazel's built-in (downloading) definition.
+    _no_coverage_tools(name = "remote_coverage_tools")
+
+    # Debian's absl 20220623 is built with ABSL_OPTION_USE_STD_STRING_VIEW=0 (and optional,
+    # variant, any = 0): absl::string_view is not std::string_view.
+    _declare("com_google_absl", _debian_cc_library,
+             target = "absl", headers = ["absl"], all_libs_with_prefix = "absl_")
+    _declare("com_google_googletest", _debian_cc_library,
+             target = "gtest", headers = ["gtest", "gmock"], libs = ["gmock", "gtest"],
+             linkopts = ["-pthread"],
+             extra_build = """
+cc_library(name = "gtest_main", linkopts = ["-lgtest_main"], deps = [":gtest"])
+alias(name = "gmock", actual = ":gtest")
+alias(name = "gmock_main", actual = ":gtest_main")
+""")
+    _declare("com_github_google_benchmark", _debian_cc_library,
+             target = "benchmark", headers = ["benchmark"], libs = ["benchmark"],
+             linkopts = ["-pthread"],
+             extra_build = """
+cc_library(name = "benchmark_main", linkopts = ["-lbenchmark_main"], deps = [":benchmark"])
+""")
+    _declare("xsimd", _debian_cc_library, target = "xsimd", headers = ["xsimd"])
+    _declare("onetbb", _debian_cc_library,
+             target = "tbb", headers = ["tbb", "oneapi/tbb", "oneapi/tbb.h"], libs = ["tbb"],
+             linkopts = ["-pthread"])
+    _declare("onednn", _debian_cc_library,
+             target = "dnnl",
+             headers = ["oneapi/dnnl", "dnnl.h", "dnnl.hpp", "dnnl_config.h", "dnnl_debug.h",
+                        "dnnl_types.h", "dnnl_version.h"],
+             libs = ["dnnl"])

@@ -1,0 +1,12 @@
+"""Compiler flags of each ISA Tessera instantiates its xsimd kernels for (best first)."""
+
+TESSERA_ISAS = ["avx512bw", "avx2", "sse4_2"]
+
+ISA_COPTS = {
+    # xsimd::avx512bw requires F, CD, DQ and BW; VL and BF16 let the native conversion
+    # instructions be used inside the avx512bw kernels (the dispatcher checks the CPU for them).
+    "avx512bw": ["-mavx512f", "-mavx512cd", "-mavx512dq", "-mavx512bw", "-mavx512vl",
+                 "-mavx2", "-mfma", "-mf16c", "-mbmi2"],
+    "avx2": ["-mavx2", "-mfma", "-mf16c", "-mbmi2"],
+    "sse4_2": ["-msse4.2", "-mpopcnt"],
+}

@@ -1,0 +1,135 @@
+// memory_desc: dims, data type and the blocked layout of a tensor (oneDNN's semantics).
+//
+//   // 2x17x3x3 f32 in nChw16c: C padded to 32, one inner block of 16 on dim 1.
+//   auto md = tessera::make_memory_desc({2, 17, 3, 3}, tessera::data_type::f32, "nChw16c");  // formats/
+//   int64_t off = md->offset({1, 16, 2, 0});   // element offset, inside the second C block
+//   int64_t bytes = md->size_bytes();          // 2*32*3*3*4, padding included
+//
+//   auto t = tessera::memory_desc::with_strides({4, 5}, tessera::data_type::f32, {1, 4});  // "ba"
+//
+// The layout of a blocked descriptor (the only kind with memory behind it) is
+//   offset(i) = offset0 + sum_d (i_d / B_d) * strides[d] + inner_offset(i mod blocks)
+// where B_d is the product of the inner block sizes on dim d and the inner blocks are laid out
+// densely, innermost last, in the order of `inner_idxs`. Padded dims are multiples of B_d; the
+// elements in [dims, padded_dims) are padding (zero in every destination Tessera writes).
+#ifndef TESSERA_CORE_MEMORY_DESC_H_
+#define TESSERA_CORE_MEMORY_DESC_H_
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "tessera/core/data_type.h"
+
+namespace tessera {
+
+inline constexpr int kMaxRank = 12;
+using dim_t = int64_t;
+
+enum class format_kind : uint8_t {
+  undef,    // a default-constructed descriptor: describes nothing
+  any,      // "choose for me": a primitive replaces it with a concrete layout
+  blocked,  // strides + inner blocks; covers every plain, strided and blocked layout
+};
+
+struct blocking_desc {
+  // Stride (in elements) of each logical dim's outer part: for dim d, index i_d contributes
+  // (i_d / B_d) * strides[d].
+  std::array<dim_t, kMaxRank> strides{};
+  // Inner blocks, outermost first: block k has size inner_blks[k] and blocks dim inner_idxs[k].
+  int inner_nblks = 0;
+  std::array<dim_t, kMaxRank> inner_blks{};
+  std::array<int, kMaxRank> inner_idxs{};
+
+  friend bool operator==(const blocking_desc&, const blocking_desc&) = default;
+};
+
+class memory_desc {
+ public:
+  // format_kind::undef, rank 0.
+  memory_desc() = default;
+
+  // A plain (unblocked) layout from explicit strides, in elements. Rejects (with the bad value
+  // named) rank > 12, negative dims, negative strides, strides that make two elements overlap
+  // (the spec's rule: after sorting by stride, strides[i] >= strides[j] * dims[j]), sizes whose
+  // byte count overflows int64.
+  static absl::StatusOr<memory_desc> with_strides(absl::Span<const dim_t> dims, data_type dt,
+                                                  absl::Span<const dim_t> strides);
+  // A general blocked layout; padded dims are the dims rounded up to the block products.
+  // Validates the blocks (each dim's block product, positive sizes, dims in range) and overlap.
+  static absl::StatusOr<memory_desc> with_blocking(absl::Span<const dim_t> dims, data_type dt,
+                                                   const blocking_desc& blocking);
+  // format_kind::any: dims and type only.
+  static absl::StatusOr<memory_desc> any(absl::Span<const dim_t> dims, data_type dt);
+
+  int rank() const { return rank_; }
+  data_type dt() const { return dt_; }
+  format_kind kind() const { return kind_; }
+  absl::Span<const dim_t> dims() const { return {dims_.data(), static_cast<size_t>(rank_)}; }
+  absl::Span<const dim_t> padded_dims() const {
+    return {padded_dims_.data(), static_cast<size_t>(rank_)};
+  }
+  absl::Span<const dim_t> padded_offsets() const {
+    return {padded_offsets_.data(), static_cast<size_t>(rank_)};
+  }
+  dim_t offset0() const { return offset0_; }
+  const blocking_desc& blocking() const { return blocking_; }
+
+  // Number of logical elements (product of dims), or of padded dims.
+  dim_t nelems(bool with_padding = false) const;
+  // Bytes a buffer must have: (largest reachable offset + 1) * element size, padding and offset0
+  // included; 0 when some dim is 0. Like oneDNN's get_size().
+  int64_t size_bytes() const;
+  // Element offset (offset0 included) of a logical index; index must be within padded dims.
+  dim_t offset(absl::Span<const dim_t> index) const;
+
+  // No inner blocks.
+  bool is_plain() const;
+  // Has inner blocks.
+  bool is_blocked() const;
+  // Plain, and its elements fill [0, nelems) without gaps (some permutation of a dense tag).
+  bool is_dense() const;
+
+  // oneDNN's submemory_desc: a view of `sub_dims` starting at `offsets`, inheriting strides;
+  // offsets into a blocked dim must be multiples of its block.
+  absl::StatusOr<memory_desc> submemory(absl::Span<const dim_t> sub_dims,
+                                        absl::Span<const dim_t> offsets) const;
+  // oneDNN's permute_axes: logical dim d of this becomes dim perm[d] of the result.
+  absl::StatusOr<memory_desc> permute_axes(absl::Span<const int> perm) const;
+  // oneDNN's reshape: adds/removes size-1 dims; splits/joins only dense, unpadded, unblocked dims.
+  absl::StatusOr<memory_desc> reshape(absl::Span<const dim_t> new_dims) const;
+
+  friend bool operator==(const memory_desc& a, const memory_desc& b);
+  friend bool operator!=(const memory_desc& a, const memory_desc& b) { return !(a == b); }
+  template <typename H>
+  friend H AbslHashValue(H h, const memory_desc& md);
+
+ private:
+  int rank_ = 0;
+  data_type dt_ = data_type::undef;
+  format_kind kind_ = format_kind::undef;
+  std::array<dim_t, kMaxRank> dims_{};
+  std::array<dim_t, kMaxRank> padded_dims_{};
+  std::array<dim_t, kMaxRank> padded_offsets_{};
+  dim_t offset0_ = 0;
+  blocking_desc blocking_{};
+};
+
+template <typename H>
+H AbslHashValue(H h, const memory_desc& md) {
+  h = H::combine(std::move(h), md.rank_, md.dt_, md.kind_, md.offset0_, md.blocking_.inner_nblks);
+  for (int d = 0; d < md.rank_; ++d) {
+    h = H::combine(std::move(h), md.dims_[d], md.padded_dims_[d], md.padded_offsets_[d],
+                   md.blocking_.strides[d]);
+  }
+  for (int k = 0; k < md.blocking_.inner_nblks; ++k) {
+    h = H::combine(std::move(h), md.blocking_.inner_blks[k], md.blocking_.inner_idxs[k]);
+  }
+  return h;
+}
+
+}  // namespace tessera
+
+#endif  // TESSERA_CORE_MEMORY_DESC_H_
