@@ -1,0 +1,59 @@
+// Execution arguments: which buffer plays which role, like oneDNN's DNNL_ARG_* keys.
+//
+//   tessera::exec_args args;
+//   args.set(tessera::arg::from, src_mem);
+//   args.set(tessera::arg::to, dst_mem);
+//   args.set(tessera::arg::src_scales, scales_mem);   // scales given at execution (oneDNN 3.x style)
+//   TESSERA_RETURN_IF_ERROR(reorder->execute(args));
+#ifndef TESSERA_PRIMITIVES_COMMON_ARG_H_
+#define TESSERA_PRIMITIVES_COMMON_ARG_H_
+
+#include <array>
+#include <cstdint>
+#include <optional>
+
+#include "absl/strings/string_view.h"
+#include "tessera/primitives/common/memory.h"
+
+namespace tessera {
+
+enum class arg : uint8_t {
+  src,
+  dst,
+  diff_src,
+  diff_dst,
+  src_scales,        // f32, one value (mask 0) or one per index of the masked dims
+  dst_scales,
+  src_zero_points,   // s32, same shapes as scales
+  dst_zero_points,
+  kCount,
+};
+// oneDNN's reorder names for the same roles.
+inline constexpr arg arg_from = arg::src;
+inline constexpr arg arg_to = arg::dst;
+
+absl::string_view name_of(arg a);
+
+class exec_args {
+ public:
+  exec_args() = default;
+  exec_args(std::initializer_list<std::pair<arg, memory>> list) {
+    for (const auto& [a, m] : list) set(a, m);
+  }
+  exec_args& set(arg a, const memory& m) {
+    slots_[static_cast<int>(a)] = m;
+    return *this;
+  }
+  // nullptr when the argument was not given.
+  const memory* find(arg a) const {
+    const auto& s = slots_[static_cast<int>(a)];
+    return s.has_value() ? &*s : nullptr;
+  }
+
+ private:
+  std::array<std::optional<memory>, static_cast<int>(arg::kCount)> slots_{};
+};
+
+}  // namespace tessera
+
+#endif  // TESSERA_PRIMITIVES_COMMON_ARG_H_

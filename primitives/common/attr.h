@@ -1,0 +1,62 @@
+// primitive_attr: the attributes a primitive is created with (oneDNN's primitive_attr).
+//
+// Reorder semantics (benchdnn's definition):
+//   dst = (src_scale * (src - src_zp) + beta * (dst - dst_zp)) / dst_scale + dst_zp
+// Scale and zero-point *values* are passed at execution (arg::src_scales, ...); the attribute
+// records only that they exist and their mask (bit d set: one value per index of logical dim d;
+// mask 0: one common value). The 2.x output-scale form carries its values at creation.
+//
+//   tessera::primitive_attr attr;
+//   attr.src_scales = tessera::quant_param{.mask = 0};
+//   attr.sum = tessera::sum_post_op{.beta = 1.f};
+#ifndef TESSERA_PRIMITIVES_COMMON_ATTR_H_
+#define TESSERA_PRIMITIVES_COMMON_ATTR_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tessera/core/data_type.h"
+
+namespace tessera {
+
+struct quant_param {
+  int mask = 0;  // bit d: one value per index along logical dim d
+  friend bool operator==(const quant_param&, const quant_param&) = default;
+};
+
+// oneDNN 2.x output scales: values known at creation; mask as above.
+struct output_scales {
+  int mask = 0;
+  std::vector<float> values;
+  friend bool operator==(const output_scales&, const output_scales&) = default;
+};
+
+struct sum_post_op {
+  float beta = 1.f;
+  int32_t zero_point = 0;  // dst_zp of the formula when dst is integral
+  friend bool operator==(const sum_post_op&, const sum_post_op&) = default;
+};
+
+struct primitive_attr {
+  std::optional<quant_param> src_scales;
+  std::optional<quant_param> dst_scales;
+  std::optional<quant_param> src_zero_points;
+  std::optional<quant_param> dst_zero_points;
+  std::optional<output_scales> oscale;
+  std::optional<sum_post_op> sum;
+
+  bool empty() const {
+    return !src_scales && !dst_scales && !src_zero_points && !dst_zero_points && !oscale && !sum;
+  }
+  friend bool operator==(const primitive_attr&, const primitive_attr&) = default;
+};
+
+// benchdnn-like text: "scales:src:0+dst:2;zero_points:src:0;oscale:0:[0.5];post_ops:sum:1"
+// (empty string for no attributes). Used in verbose lines and by the driver.
+std::string to_string(const primitive_attr& attr);
+
+}  // namespace tessera
+
+#endif  // TESSERA_PRIMITIVES_COMMON_ATTR_H_
