@@ -1,0 +1,338 @@
+#include "bench/driver/batch_parser.h"
+
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+
+namespace tessera::bench {
+namespace {
+
+constexpr int kMaxBatchDepth = 16;
+
+// Common options that do not change what a problem computes or how Tessera runs it: accepted and
+// ignored, like benchdnn ignores them on CPU.
+const std::set<std::string>& ignored_common_options() {
+  static const auto* s = new std::set<std::string>{
+      "allow-enum-tags-only", "canonical", "mem-check", "memory-kind", "stream-kind",
+      "summary", "perf-template", "ctx-init", "ctx-exe", "cpu-isa-hints", "repeats-per-prb",
+      "mode-modifier", "start", "verbose", "v", "v0", "v1", "v2", "v3", "v5", "v99",
+      "num-streams", "attr-same-pd-check", "execution-mode", "check-ref-impl"};
+  return *s;
+}
+
+// Knobs whose value is one item even when it contains commas.
+bool is_single_valued(const std::string& knob) {
+  return knob == "impl" || knob == "skip-impl" || knob == "strides";
+}
+
+std::string dirname_of(const std::string& path) {
+  auto slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+std::string join_path(const std::string& dir, const std::string& file) {
+  if (!file.empty() && file[0] == '/') return file;
+  if (dir.empty()) return file;
+  return absl::StrCat(dir, "/", file);
+}
+
+}  // namespace
+
+std::vector<token> tokenize_batch(const std::string& text, const std::string& file_name) {
+  std::vector<token> out;
+  std::vector<std::string> lines = absl::StrSplit(text, '\n');
+  std::string logical;  // the current logical line (continuations joined)
+  int logical_start = 0;
+  auto flush = [&](int line_no) {
+    // Split `logical` into tokens, dropping a comment that starts outside quotes.
+    std::string cur;
+    bool in_quotes = false;
+    bool have = false;
+    for (char c : logical) {
+      if (c == '"') in_quotes = !in_quotes;
+      if (!in_quotes && c == '#') break;
+      if (!in_quotes && absl::ascii_isspace(static_cast<unsigned char>(c))) {
+        if (have) out.push_back({cur, absl::StrCat(file_name, ":", line_no)});
+        cur.clear();
+        have = false;
+        continue;
+      }
+      cur.push_back(c);
+      have = true;
+    }
+    if (have) out.push_back({cur, absl::StrCat(file_name, ":", line_no)});
+    logical.clear();
+  };
+  bool continuing = false;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    std::string line(absl::StripTrailingAsciiWhitespace(lines[i]));
+    if (!continuing) logical_start = static_cast<int>(i) + 1;
+    // A '\' continues the line only when it is the last character and not inside a comment.
+    bool continues = !line.empty() && line.back() == '\\' && line.find('#') == std::string::npos;
+    if (continues) line = std::string(absl::StripTrailingAsciiWhitespace(line.substr(0, line.size() - 1)));
+    if (continuing) {
+      std::string piece(absl::StripLeadingAsciiWhitespace(line));
+      // "--attr-scales=a, \" + "b" is one comma list: join without a blank; otherwise the
+      // pieces stay separate tokens.
+      bool glue = !logical.empty() && (logical.back() == ',' || logical.back() == '=' ||
+                                       (!piece.empty() && piece.front() == ','));
+      logical += glue ? piece : " " + piece;
+    } else {
+      logical = line;
+    }
+    continuing = continues;
+    if (!continuing) flush(logical_start);
+  }
+  if (!logical.empty()) flush(logical_start);
+  return out;
+}
+
+absl::Status parse_descriptor(const std::string& text, std::vector<int64_t>* dims,
+                              std::string* name) {
+  std::string dims_text = text;
+  name->clear();
+  auto pos = text.find("_n");
+  if (pos != std::string::npos) {
+    dims_text = text.substr(0, pos);
+    std::string rest = text.substr(pos + 2);
+    if (rest.size() >= 2 && rest.front() == '"' && rest.back() == '"') {
+      *name = rest.substr(1, rest.size() - 2);
+    } else if (!rest.empty() && rest.find('"') == std::string::npos) {
+      *name = rest;
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "problem name in '", text, "' must be written _n\"NAME\" (quotes balanced)"));
+    }
+  }
+  dims->clear();
+  if (dims_text.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", text, "' is not a problem descriptor: expected dims like 2x16x3x4"));
+  }
+  for (absl::string_view part : absl::StrSplit(dims_text, 'x')) {
+    int64_t v = 0;
+    bool digits = !part.empty();
+    for (char c : part) digits = digits && absl::ascii_isdigit(static_cast<unsigned char>(c));
+    if (!digits || !absl::SimpleAtoi(part, &v) || v < 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "'", text, "' is not a problem descriptor: dim '", std::string(part),
+          "' is not a non-negative 64-bit integer (expected dims like 2x16x3x4)"));
+    }
+    dims->push_back(v);
+  }
+  if (dims->size() > 12) {
+    return absl::InvalidArgumentError(absl::StrCat("'", text, "' has ", dims->size(),
+                                                   " dims; at most 12 are supported"));
+  }
+  return absl::OkStatus();
+}
+
+batch_parser::batch_parser(std::string base_dir) : base_dir_(std::move(base_dir)) {
+  reset(driver_kind::reorder);
+  reset(driver_kind::softmax);
+}
+
+void batch_parser::reset(driver_kind d) {
+  driver_state& s = states_[static_cast<int>(d)];
+  s = driver_state{};
+  for (const auto& [k, v] : default_knobs(d)) s.lists[k] = {v};
+}
+
+absl::Status batch_parser::parse_args(const std::vector<std::string>& args) {
+  std::vector<token> tokens;
+  for (size_t i = 0; i < args.size(); ++i) {
+    tokens.push_back({args[i], absl::StrCat("argv[", i + 1, "]")});
+  }
+  return parse_tokens(tokens, base_dir_, 0);
+}
+
+absl::Status batch_parser::parse_tokens(const std::vector<token>& tokens, const std::string& dir,
+                                        int depth) {
+  for (const token& t : tokens) {
+    if (absl::StartsWith(t.text, "-")) {
+      absl::Status s = parse_option(t, dir, depth);
+      if (!s.ok()) return s;
+    } else {
+      absl::Status s = emit(t);
+      if (!s.ok()) return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status batch_parser::parse_batch_file(const std::string& path, const std::string& dir,
+                                            int depth) {
+  if (depth >= kMaxBatchDepth) {
+    return absl::InvalidArgumentError(absl::StrCat("--batch=", path, ": batch files nest deeper than ",
+                                                   kMaxBatchDepth, " levels (a cycle?)"));
+  }
+  std::string full = join_path(dir, path);
+  std::ifstream in(full);
+  if (!in) {
+    return absl::NotFoundError(absl::StrCat("--batch=", path, ": cannot open '", full, "'"));
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_tokens(tokenize_batch(ss.str(), full), dirname_of(full), depth + 1);
+}
+
+absl::Status batch_parser::parse_option(const token& t, const std::string& dir, int depth) {
+  std::string body(absl::StripPrefix(absl::StripPrefix(t.text, "-"), "-"));
+  std::string key = body, value;
+  bool has_value = false;
+  if (auto eq = body.find('='); eq != std::string::npos) {
+    key = body.substr(0, eq);
+    value = body.substr(eq + 1);
+    has_value = true;
+  }
+  if (key == "runtime_dim_mask") key = "runtime-dim-mask";
+
+  if (key == "reorder" || key == "softmax") {
+    driver_ = key == "reorder" ? driver_kind::reorder : driver_kind::softmax;
+    return absl::OkStatus();
+  }
+  if (key == "reset") {
+    reset(driver_);
+    return absl::OkStatus();
+  }
+  if (key == "batch") {
+    if (value.empty()) return absl::InvalidArgumentError(absl::StrCat(t.origin, ": --batch needs a file"));
+    return parse_batch_file(value, dir, depth);
+  }
+  // Global options.
+  if (key == "mode") {
+    std::string m = absl::AsciiStrToUpper(value);
+    if (m == "C" || m == "P" || m == "CP" || m == "PC" || m == "L" || m == "F") {
+      settings_.list_only = m == "L";
+      settings_.correctness = absl::StrContains(m, "C");
+      settings_.performance = absl::StrContains(m, "P") || m == "F";
+      return absl::OkStatus();
+    }
+    return absl::InvalidArgumentError(absl::StrCat(
+        t.origin, ": --mode=", value, " is not supported (use C, P, CP, F or L)"));
+  }
+  if (key == "compare") {
+    if (value == "onednn" || value == "none" || value.empty()) {
+      settings_.compare_onednn = value == "onednn";
+      return absl::OkStatus();
+    }
+    return absl::InvalidArgumentError(
+        absl::StrCat(t.origin, ": --compare=", value, " is not supported (use onednn or none)"));
+  }
+  if (key == "cold-cache") {
+    // Only the activation-wide mode makes sense for reorder and softmax (they have no weights).
+    if (value == "none" || value == "all") {
+      settings_.cold_cache = value;
+      return absl::OkStatus();
+    }
+    return absl::InvalidArgumentError(absl::StrCat(
+        t.origin, ": --cold-cache=", value, " is not supported (use none or all)"));
+  }
+  if (key == "perf-csv") {
+    perf_csv_ = value;
+    return absl::OkStatus();
+  }
+  if (key == "max-ms-per-prb" || key == "fix-times-per-prb") {
+    int64_t v = 0;
+    if (!absl::SimpleAtoi(value, &v) || v < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(t.origin, ": --", key, "=", value, " must be a non-negative integer"));
+    }
+    (key == "max-ms-per-prb" ? settings_.max_ms_per_prb : settings_.fix_times_per_prb) = v;
+    return absl::OkStatus();
+  }
+  if (key == "engine") {
+    settings_.engine = value;
+    return absl::OkStatus();
+  }
+  if (ignored_common_options().count(key)) return absl::OkStatus();
+
+  driver_state& s = state();
+  if (key == "match") {
+    try {
+      std::regex re(value);
+    } catch (const std::regex_error& e) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(t.origin, ": --match=", value, " is not a valid regular expression: ", e.what()));
+    }
+    s.match = value;
+    return absl::OkStatus();
+  }
+  // Shorthands of older benchdnn: --dt sets both data types, --tag both layouts.
+  std::vector<std::string> targets = {key};
+  if (key == "dt") targets = {"sdt", "ddt"};
+  if (key == "tag") targets = {"stag", "dtag"};
+
+  const auto& defaults = default_knobs(driver_);
+  if (!defaults.count(targets[0])) {
+    // Unknown to this driver: remember it so the problems it affects are skipped, naming it.
+    for (auto& [k, v] : s.unsupported) {
+      if (k == key) {
+        v = value;
+        return absl::OkStatus();
+      }
+    }
+    s.unsupported.push_back({key, has_value ? value : ""});
+    return absl::OkStatus();
+  }
+  std::vector<std::string> values;
+  if (is_single_valued(targets[0])) {
+    values = {value};
+  } else {
+    values = absl::StrSplit(value, ',');
+  }
+  for (const auto& k : targets) s.lists[k] = values;
+  return absl::OkStatus();
+}
+
+absl::Status batch_parser::emit(const token& descriptor) {
+  driver_state& s = state();
+  problem base;
+  base.driver = driver_;
+  base.origin = descriptor.origin;
+  base.unsupported = s.unsupported;
+  if (settings_.engine != "cpu" && !absl::StartsWith(settings_.engine, "cpu:")) {
+    base.unsupported.insert(base.unsupported.begin(), {"engine", settings_.engine});
+  }
+  absl::Status parsed = parse_descriptor(descriptor.text, &base.dims, &base.name);
+  if (!parsed.ok()) {
+    base.parse_error = absl::StrCat(descriptor.origin, ": ", parsed.message());
+    base.descriptor_text = descriptor.text;
+  }
+  // Cross product over every knob's list, first knob outermost.
+  std::vector<std::pair<std::string, const std::vector<std::string>*>> axes;
+  for (const auto& [k, v] : s.lists) axes.push_back({k, &v});
+  std::vector<size_t> idx(axes.size(), 0);
+  std::regex re;
+  if (!s.match.empty()) re = std::regex(s.match);
+  while (true) {
+    parsed_problem pp{base, settings_};
+    for (size_t a = 0; a < axes.size(); ++a) pp.prb.knobs[axes[a].first] = (*axes[a].second)[idx[a]];
+    if (s.match.empty() || std::regex_match(repro_line(pp.prb), re)) {
+      problems_.push_back(std::move(pp));
+    } else {
+      ++filtered_out_;
+    }
+    // Next index (last axis fastest).
+    int a = static_cast<int>(axes.size()) - 1;
+    for (; a >= 0; --a) {
+      if (++idx[a] < axes[a].second->size()) break;
+      idx[a] = 0;
+    }
+    if (a < 0) break;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace tessera::bench
