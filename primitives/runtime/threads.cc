@@ -1,0 +1,172 @@
+#include "tessera/primitives/runtime/threads.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <utility>
+
+#include "absl/base/call_once.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "oneapi/tbb/blocked_range.h"
+#include "oneapi/tbb/info.h"
+#include "oneapi/tbb/parallel_for.h"
+#include "oneapi/tbb/partitioner.h"
+#include "oneapi/tbb/task_arena.h"
+
+namespace tessera {
+namespace {
+
+constexpr int kMaxThreads = 1024;
+
+int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
+
+// The built-in pool: a task_arena, so Tessera never uses more threads than asked even when the
+// application's own oneTBB work uses the whole machine.
+class tbb_pool final : public thread_pool {
+ public:
+  explicit tbb_pool(int n) : n_(n), arena_(n) { arena_.initialize(); }
+
+  int num_threads() const override { return n_; }
+
+  void parallel_for(int64_t n, int64_t chunk,
+                    absl::FunctionRef<void(int64_t, int64_t)> fn) override {
+    const int64_t nchunks = ceil_div(n, chunk);
+    arena_.execute([&] {
+      // One task per chunk: chunks are already sized to one per thread.
+      tbb::parallel_for(
+          tbb::blocked_range<int64_t>(0, nchunks, 1),
+          [&](const tbb::blocked_range<int64_t>& r) {
+            for (int64_t i = r.begin(); i < r.end(); ++i) {
+              const int64_t begin = i * chunk;
+              const int64_t end = n - begin <= chunk ? n : begin + chunk;
+              fn(begin, end);
+            }
+          },
+          tbb::static_partitioner());
+    });
+  }
+
+ private:
+  const int n_;
+  tbb::task_arena arena_;
+};
+
+struct runtime_threads {
+  absl::Mutex mu;
+  int configured ABSL_GUARDED_BY(mu) = 1;
+  std::shared_ptr<thread_pool> user ABSL_GUARDED_BY(mu);
+  std::shared_ptr<thread_pool> builtin ABSL_GUARDED_BY(mu);  // created on first use
+};
+
+runtime_threads& state() {
+  static auto* s = new runtime_threads;  // never destroyed: usable during static destruction
+  return *s;
+}
+
+// 0 until initialised; then the number of threads parallel_for may use (1 = run inline).
+std::atomic<int> g_effective_threads{0};
+absl::once_flag g_env_once;
+
+void read_environment() {
+  int n = static_cast<int>(std::clamp<int64_t>(tbb::info::default_concurrency(), 1, kMaxThreads));
+  if (const char* env = std::getenv("TESSERA_NUM_THREADS"); env != nullptr && *env != '\0') {
+    int parsed = 0;
+    if (absl::SimpleAtoi(env, &parsed) && parsed >= 1 && parsed <= kMaxThreads) {
+      n = parsed;
+    } else {
+      std::fprintf(stderr,
+                   "tessera: ignoring TESSERA_NUM_THREADS=%s (want an integer in [1, %d]); "
+                   "using %d threads\n",
+                   env, kMaxThreads, n);
+    }
+  }
+  runtime_threads& s = state();
+  absl::MutexLock lock(&s.mu);
+  s.configured = n;
+  g_effective_threads.store(n, std::memory_order_relaxed);
+}
+
+int effective_threads() {
+  int t = g_effective_threads.load(std::memory_order_relaxed);
+  if (t != 0) [[likely]] return t;
+  absl::call_once(g_env_once, read_environment);
+  return g_effective_threads.load(std::memory_order_relaxed);
+}
+
+std::shared_ptr<thread_pool> current_pool() {
+  runtime_threads& s = state();
+  absl::MutexLock lock(&s.mu);
+  if (s.user) return s.user;
+  if (!s.builtin) s.builtin = std::make_shared<tbb_pool>(s.configured);
+  return s.builtin;
+}
+
+}  // namespace
+
+int num_threads() {
+  effective_threads();
+  runtime_threads& s = state();
+  absl::MutexLock lock(&s.mu);
+  return s.user ? std::max(1, s.user->num_threads()) : s.configured;
+}
+
+absl::Status set_num_threads(int n) {
+  if (n < 1 || n > kMaxThreads) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("set_num_threads(", n, "): the thread count must be in [1, ", kMaxThreads, "]"));
+  }
+  effective_threads();  // the environment must not override this call later
+  runtime_threads& s = state();
+  absl::MutexLock lock(&s.mu);
+  if (s.user) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("set_num_threads(", n,
+                     "): a user thread pool is installed; its size is its own "
+                     "(call set_thread_pool(nullptr) first)"));
+  }
+  if (n != s.configured) {
+    s.configured = n;
+    s.builtin.reset();  // running calls keep the old arena alive until they finish
+  }
+  g_effective_threads.store(n, std::memory_order_relaxed);
+  return absl::OkStatus();
+}
+
+void set_thread_pool(std::shared_ptr<thread_pool> pool) {
+  effective_threads();
+  runtime_threads& s = state();
+  absl::MutexLock lock(&s.mu);
+  s.user = std::move(pool);
+  g_effective_threads.store(s.user ? std::max(1, s.user->num_threads()) : s.configured,
+                            std::memory_order_relaxed);
+}
+
+void parallel_for(int64_t n, int64_t min_chunk, absl::FunctionRef<void(int64_t, int64_t)> fn) {
+  if (n <= 0) return;
+  if (min_chunk < 1) min_chunk = 1;
+  if (n <= min_chunk || effective_threads() == 1) {
+    fn(0, n);
+    return;
+  }
+  std::shared_ptr<thread_pool> pool = current_pool();
+  const int threads = std::max(1, pool->num_threads());
+  const int64_t chunk = std::max(min_chunk, ceil_div(n, threads));
+  if (threads == 1 || chunk >= n) {
+    fn(0, n);
+    return;
+  }
+  pool->parallel_for(n, chunk, fn);
+}
+
+scoped_num_threads::scoped_num_threads(int n) : previous_(num_threads()) {
+  status_ = set_num_threads(n);
+}
+
+scoped_num_threads::~scoped_num_threads() {
+  if (status_.ok()) set_num_threads(previous_).IgnoreError();
+}
+
+}  // namespace tessera
