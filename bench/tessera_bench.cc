@@ -1,14 +1,70 @@
-// Placeholder until the benchdnn-compatible driver lands (issue 7): prints the library version
-// and the ISAs this machine offers, so the README's main command already runs end to end.
-#include <cstdio>
+// tessera_bench: benchdnn's language, Tessera's primitives (docs/driver.md).
+//
+//   bazel run -c opt //bench:tessera_bench -- --mode=CP --compare=onednn --batch=$PWD/bench/inputs/demo
+//   bazel run -c opt //bench:tessera_bench -- --reorder --sdt=f32 --ddt=s8 --stag=abx --dtag=axb 2x16x3x4
+//
+// Prints one line per problem (index, status, implementation, reproducer), a summary and a final
+// "N passed, N failed"; exits 1 when any problem FAILED (or the command line is wrong).
+#include <unistd.h>
 
-#include "tessera/core/version.h"
-#include "xsimd/xsimd.hpp"
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "bench/driver/batch_parser.h"
+#include "bench/driver/report.h"
+#include "bench/driver/resolve.h"
+#include "bench/driver/runner.h"
+
+namespace tb = tessera::bench;
 
 int main(int argc, char** argv) {
-  std::printf("tessera %s\n", tessera::kVersionString);
-  auto isa = xsimd::available_architectures();
-  std::printf("ISAs: sse4_2=%d avx2=%d avx512bw=%d\n", int(isa.sse4_2), int(isa.avx2), int(isa.avx512bw));
-  std::printf("driver not built yet; ignoring %d argument(s)\n", argc - 1);
-  return 0;
+  // Under `bazel run` the working directory is the runfiles tree: resolve relative --batch paths
+  // against the directory the user ran the command from.
+  const char* wd = std::getenv("BUILD_WORKING_DIRECTORY");
+  tb::batch_parser parser(wd ? wd : ".");
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) {
+    std::fprintf(stderr,
+                 "usage: tessera_bench [--mode=C|P|CP|L] [--compare=onednn] [--perf-csv=FILE]\n"
+                 "                     [--cold-cache=all] --reorder|--softmax [knobs] DIMS... | --batch=FILE\n"
+                 "see docs/driver.md\n");
+    return 2;
+  }
+  if (absl::Status s = parser.parse_args(args); !s.ok()) {
+    std::fprintf(stderr, "tessera_bench: %s\n", std::string(s.message()).c_str());
+    return 2;
+  }
+  const auto& problems = parser.problems();
+  tb::reporter rep(stdout, static_cast<int64_t>(problems.size()), isatty(fileno(stdout)) != 0);
+  int64_t index = 0;
+  for (const tb::parsed_problem& pp : problems) {
+    std::string line = tb::repro_line(pp.prb);
+    tb::outcome o;
+    absl::StatusOr<tb::resolved> r = tb::resolve(pp.prb);
+    if (!r.ok()) {
+      o.st = tb::status::invalid_arguments;
+      o.reason = std::string(r.status().message());
+    } else if (!r->skip_reason.empty()) {
+      o.st = tb::status::skipped;
+      o.reason = r->skip_reason;
+    } else if (pp.settings.list_only) {
+      o.st = tb::status::listed;
+    } else {
+      o = tb::run_problem(pp, *r);
+    }
+    rep.add(index++, line, o);
+  }
+  if (parser.filtered_out() > 0) {
+    std::printf("%lld problem(s) did not match --match\n", static_cast<long long>(parser.filtered_out()));
+  }
+  rep.print_summary();
+  if (!parser.perf_csv().empty()) {
+    if (absl::Status s = tb::write_perf_csv(parser.perf_csv(), rep.rows()); !s.ok()) {
+      std::fprintf(stderr, "tessera_bench: %s\n", std::string(s.message()).c_str());
+      return 1;
+    }
+  }
+  return rep.count(tb::status::failed) > 0 ? 1 : 0;
 }

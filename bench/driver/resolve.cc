@@ -1,0 +1,352 @@
+#include "bench/driver/resolve.h"
+
+#include <cmath>
+#include <limits>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+
+namespace tessera::bench {
+namespace {
+
+// Why a knob value is not run; the problem is SKIPPED with this text.
+std::string knob_reason(const std::string& knob, const std::string& value, const std::string& why) {
+  return absl::StrCat("--", knob, "=", value, ": ", why);
+}
+
+bool parse_dt(const problem& p, const std::string& knob, data_type* dt, std::string* skip) {
+  const std::string& v = p.knob(knob);
+  auto parsed = parse_data_type(v);
+  if (!parsed.ok() || *parsed == data_type::undef) {
+    *skip = knob_reason(knob, v, "data type not supported by Tessera");
+    return false;
+  }
+  *dt = *parsed;
+  return true;
+}
+
+bool parse_bool(const std::string& v, bool* out) {
+  std::string l = absl::AsciiStrToLower(v);
+  if (l == "true" || l == "1") { *out = true; return true; }
+  if (l == "false" || l == "0") { *out = false; return true; }
+  return false;
+}
+
+// benchdnn-style generated values: powers of two for scales, small signed integers for zero points.
+std::vector<float> gen_scales(int64_t n) {
+  std::vector<float> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[i] = std::ldexp(1.f, static_cast<int>(i % 7) - 3);
+  return v;
+}
+std::vector<int32_t> gen_zero_points(int64_t n) {
+  std::vector<int32_t> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[i] = static_cast<int32_t>(i % 5) - 2;
+  return v;
+}
+
+// Keeps per-dim value vectors small: a mask over huge dims is a problem we do not generate values for.
+constexpr int64_t kMaxAttrValues = int64_t{1} << 24;
+
+// POLICY -> mask, or -1 when Tessera does not support the policy.
+int policy_mask(const std::string& policy) {
+  if (policy == "common") return 0;
+  if (policy == "per_dim_0") return 1;
+  if (policy == "per_dim_1" || policy == "per_oc") return 2;
+  if (policy == "per_dim_01") return 3;
+  if (policy == "per_dim_2") return 4;
+  if (policy == "per_dim_3") return 8;
+  return -1;
+}
+
+// Parses --attr-scales or --attr-zero-points. is_scale selects the value type.
+bool parse_quant(const std::string& knob, const std::string& text, bool is_scale,
+                 const std::vector<int64_t>& dims, primitive_attr* attr, attr_values* values,
+                 std::string* skip) {
+  if (text.empty()) return true;
+  for (absl::string_view entry_sv : absl::StrSplit(text, '+')) {
+    std::string entry(entry_sv);
+    std::vector<std::string> f = absl::StrSplit(entry, ':');
+    std::string arg = f[0];
+    if (arg == "src0") arg = "src";
+    if (arg != "src" && arg != "dst") {
+      *skip = knob_reason(knob, text, absl::StrCat("argument '", arg, "' is not supported (src and dst only)"));
+      return false;
+    }
+    if (f.size() < 2) {
+      *skip = knob_reason(knob, text, absl::StrCat("'", entry, "' has no policy (ARG:POLICY[:VALUE])"));
+      return false;
+    }
+    int mask = policy_mask(f[1]);
+    if (mask < 0) {
+      *skip = knob_reason(knob, text, absl::StrCat("policy '", f[1], "' is not supported"));
+      return false;
+    }
+    if (f.size() > 3 && f[3] != (is_scale ? "f32" : "s32")) {
+      *skip = knob_reason(knob, text, absl::StrCat("value data type '", f[3], "' is not supported"));
+      return false;
+    }
+    if (f.size() > 4) {
+      *skip = knob_reason(knob, text, "groups are not supported");
+      return false;
+    }
+    int64_t n = 1;
+    if (mask != 0) {
+      auto c = mask_count(mask, dims);
+      if (!c.ok()) {
+        *skip = knob_reason(knob, text, std::string(c.status().message()));
+        return false;
+      }
+      n = *c;
+    }
+    float scale = 1.f;
+    int32_t zp = 0;
+    if (f.size() > 2 && !f[2].empty()) {
+      bool ok = true;
+      if (is_scale) {
+        double d = 0;
+        ok = absl::SimpleAtod(f[2], &d) && std::isfinite(d);
+        scale = static_cast<float>(d);
+      } else {
+        ok = absl::SimpleAtoi(f[2], &zp);
+      }
+      if (!ok) {
+        *skip = knob_reason(knob, text, absl::StrCat("value '", f[2], "' is not a number"));
+        return false;
+      }
+    } else if (mask == 0) {
+      // benchdnn requires a value for the common policy; it defaults to 1 (scales) / 0 (zero points).
+    }
+    quant_param q{.mask = mask};
+    if (is_scale) {
+      std::vector<float> v = mask == 0 ? std::vector<float>{scale} : gen_scales(n);
+      if (arg == "src") { attr->src_scales = q; values->src_scales = v; }
+      else { attr->dst_scales = q; values->dst_scales = v; }
+    } else {
+      std::vector<int32_t> v = mask == 0 ? std::vector<int32_t>{zp} : gen_zero_points(n);
+      if (arg == "src") { attr->src_zero_points = q; values->src_zero_points = v; }
+      else { attr->dst_zero_points = q; values->dst_zero_points = v; }
+    }
+  }
+  return true;
+}
+
+bool parse_oscale(const std::string& text, const std::vector<int64_t>& dims, primitive_attr* attr,
+                  std::string* skip) {
+  if (text.empty()) return true;
+  std::vector<std::string> f = absl::StrSplit(text, ':');
+  int mask = policy_mask(f[0]);
+  if (mask < 0 || f.size() > 3) {
+    *skip = knob_reason("attr-oscale", text, "only POLICY[:SCALE] with common or per_dim_* is supported");
+    return false;
+  }
+  output_scales os{.mask = mask};
+  if (mask == 0) {
+    double d = 1.0;
+    if (f.size() > 1 && !f[1].empty() && !(absl::SimpleAtod(f[1], &d) && std::isfinite(d))) {
+      *skip = knob_reason("attr-oscale", text, absl::StrCat("'", f[1], "' is not a number"));
+      return false;
+    }
+    os.values = {static_cast<float>(d)};
+  } else {
+    auto c = mask_count(mask, dims);
+    if (!c.ok()) {
+      *skip = knob_reason("attr-oscale", text, std::string(c.status().message()));
+      return false;
+    }
+    os.values = gen_scales(*c);
+  }
+  attr->oscale = os;
+  return true;
+}
+
+// Knobs that only accept values meaning "as if not given" (or values Tessera satisfies anyway).
+bool check_neutral_knobs(const problem& p, std::string* skip) {
+  auto bad = [&](const std::string& k, const std::string& why) {
+    *skip = knob_reason(k, p.knob(k), why);
+    return false;
+  };
+  if (p.knob("cross-engine") != "" && p.knob("cross-engine") != "none")
+    return bad("cross-engine", "GPU-only knob; Tessera is CPU-only");
+  const std::string& rm = p.knob("attr-rounding-mode");
+  if (!rm.empty()) {
+    for (absl::string_view e : absl::StrSplit(rm, '+')) {
+      std::vector<std::string> f = absl::StrSplit(e, ':');
+      if (f.size() < 2 || f[1] != "environment")
+        return bad("attr-rounding-mode", "only the default (environment) rounding is supported");
+    }
+  }
+  const std::string& fp = p.knob("attr-fpmath");
+  if (!fp.empty() && fp != "strict" && !absl::StartsWith(fp, "strict:"))
+    return bad("attr-fpmath", "only strict math is supported");
+  // Tessera accumulates in f32 (f64 for f64): that satisfies strict, relaxed, any and f32.
+  const std::string& acc = p.knob("attr-acc-mode");
+  if (!acc.empty() && acc != "strict" && acc != "relaxed" && acc != "any" && acc != "f32")
+    return bad("attr-acc-mode", "Tessera accumulates in f32 only");
+  bool det = false;
+  if (!parse_bool(p.knob("attr-deterministic"), &det) || det)
+    return bad("attr-deterministic", "not supported");
+  if (!p.knob("attr-dropout").empty()) return bad("attr-dropout", "not supported");
+  const std::string& sp = p.knob("attr-scratchpad");
+  if (sp != "library" && sp != "user") return bad("attr-scratchpad", "unknown mode");
+  return true;
+}
+
+bool parse_strides(const std::string& text, std::vector<int64_t>* src, std::vector<int64_t>* dst,
+                   std::string* skip) {
+  if (text.empty() || text == ":") return true;
+  std::vector<std::string> sides = absl::StrSplit(text, ':');
+  if (sides.size() != 2) {
+    *skip = knob_reason("strides", text, "expected SRC_STRIDES:DST_STRIDES");
+    return false;
+  }
+  for (int s = 0; s < 2; ++s) {
+    if (sides[s].empty()) continue;
+    std::vector<int64_t>* out = s == 0 ? src : dst;
+    for (absl::string_view v : absl::StrSplit(sides[s], 'x')) {
+      int64_t x = 0;
+      if (!absl::SimpleAtoi(v, &x)) {
+        *skip = knob_reason("strides", text, absl::StrCat("'", std::string(v), "' is not an integer"));
+        return false;
+      }
+      out->push_back(x);
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<int64_t> mask_count(int mask, const std::vector<int64_t>& dims) {
+  int64_t n = 1;
+  for (int d = 0; d < 31; ++d) {
+    if (!(mask & (1 << d))) continue;
+    if (d >= static_cast<int>(dims.size())) {
+      return absl::InvalidArgumentError(absl::StrCat("mask ", mask, " names dim ", d, " but the problem has ",
+                                                     dims.size(), " dims"));
+    }
+    if (dims[d] != 0 && n > kMaxAttrValues / dims[d]) {
+      return absl::InvalidArgumentError(absl::StrCat("mask ", mask, " asks for more than ", kMaxAttrValues,
+                                                     " values"));
+    }
+    n *= dims[d];
+  }
+  return n;
+}
+
+absl::StatusOr<resolved> resolve(const problem& p) {
+  if (!p.parse_error.empty()) return absl::InvalidArgumentError(p.parse_error);
+  resolved r;
+  r.dims = p.dims;
+  if (!p.unsupported.empty()) {
+    const auto& [k, v] = p.unsupported.front();
+    r.skip_reason = absl::StrCat("--", k, v.empty() ? "" : "=", v,
+                                 k == "engine" ? ": Tessera is CPU-only" : ": knob not supported by Tessera's driver");
+    return r;
+  }
+  r.impl = p.knob("impl");
+  r.skip_impl = p.knob("skip-impl");
+  if (!check_neutral_knobs(p, &r.skip_reason)) return r;
+
+  if (p.driver == driver_kind::reorder) {
+    resolved_reorder& o = r.reorder;
+    if (!parse_dt(p, "sdt", &o.sdt, &r.skip_reason) || !parse_dt(p, "ddt", &o.ddt, &r.skip_reason)) return r;
+    o.stag = p.knob("stag");
+    o.dtag = p.knob("dtag");
+    if (!parse_strides(p.knob("strides"), &o.src_strides, &o.dst_strides, &r.skip_reason)) return r;
+    if (p.knob("runtime-dim-mask") != "0" && !p.knob("runtime-dim-mask").empty()) {
+      r.skip_reason = knob_reason("runtime-dim-mask", p.knob("runtime-dim-mask"),
+                                  "Tessera has no run-time dims (every dim is known at creation)");
+      return r;
+    }
+    if (!p.knob("oflag").empty()) {
+      r.skip_reason = knob_reason("oflag", p.knob("oflag"), "compensation flags are not supported");
+      return r;
+    }
+    if (!parse_quant("attr-scales", p.knob("attr-scales"), true, p.dims, &o.attr, &o.values, &r.skip_reason) ||
+        !parse_quant("attr-zero-points", p.knob("attr-zero-points"), false, p.dims, &o.attr, &o.values,
+                     &r.skip_reason) ||
+        !parse_oscale(p.knob("attr-oscale"), p.dims, &o.attr, &r.skip_reason)) {
+      return r;
+    }
+    const std::string& po = p.knob("attr-post-ops");
+    if (!po.empty()) {
+      std::vector<std::string> ops = absl::StrSplit(po, '+');
+      std::vector<std::string> f = absl::StrSplit(ops[0], ':');
+      if (ops.size() != 1 || f[0] != "sum" || f.size() > 4 || (f.size() == 4 && f[3] != "undef")) {
+        r.skip_reason = knob_reason("attr-post-ops", po, "reorder supports one sum post-op only");
+        return r;
+      }
+      sum_post_op sum;
+      double beta = 1.0;
+      if (f.size() > 1 && !(absl::SimpleAtod(f[1], &beta) && std::isfinite(beta))) {
+        r.skip_reason = knob_reason("attr-post-ops", po, absl::StrCat("'", f[1], "' is not a number"));
+        return r;
+      }
+      sum.beta = static_cast<float>(beta);
+      if (f.size() > 2 && !absl::SimpleAtoi(f[2], &sum.zero_point)) {
+        r.skip_reason = knob_reason("attr-post-ops", po, absl::StrCat("'", f[2], "' is not an integer"));
+        return r;
+      }
+      o.attr.sum = sum;
+    }
+    return r;
+  }
+
+  resolved_softmax& o = r.softmax;
+  const std::string& dir = p.knob("dir");
+  if (dir == "FWD_D" || dir == "FWD_I" || dir == "forward_training" || dir == "forward_inference") {
+    o.dir = softmax_dir::forward;
+  } else if (dir == "BWD_D" || dir == "backward_data") {
+    o.dir = softmax_dir::backward;
+  } else {
+    r.skip_reason = knob_reason("dir", dir, "softmax has FWD_D, FWD_I and BWD_D");
+    return r;
+  }
+  const std::string& alg = p.knob("alg");
+  if (alg == "SOFTMAX" || alg == "softmax_accurate" || alg == "softmax") {
+    o.alg = "softmax";
+  } else if (alg == "LOGSOFTMAX" || alg == "softmax_log" || alg == "logsoftmax") {
+    o.alg = "logsoftmax";
+  } else if (alg == "softmax_accurate_inf_as_zero") {
+    o.alg = "softmax_inf_as_zero";
+  } else {
+    r.skip_reason = knob_reason("alg", alg, "unknown softmax algorithm");
+    return r;
+  }
+  if (!parse_dt(p, "sdt", &o.sdt, &r.skip_reason) || !parse_dt(p, "ddt", &o.ddt, &r.skip_reason)) return r;
+  o.stag = p.knob("stag");
+  o.dtag = p.knob("dtag");
+  if (!absl::SimpleAtoi(p.knob("axis"), &o.axis)) {
+    r.skip_reason = knob_reason("axis", p.knob("axis"), "not an integer");
+    return r;
+  }
+  if (!parse_bool(p.knob("inplace"), &o.inplace)) {
+    r.skip_reason = knob_reason("inplace", p.knob("inplace"), "expected true or false");
+    return r;
+  }
+  int64_t mb = 0;
+  if (!absl::SimpleAtoi(p.knob("mb"), &mb) || mb < 0) {
+    r.skip_reason = knob_reason("mb", p.knob("mb"), "expected a non-negative integer");
+    return r;
+  }
+  if (mb > 0 && !r.dims.empty()) r.dims[0] = mb;
+  if (!p.knob("attr-post-ops").empty()) {
+    r.skip_reason = knob_reason("attr-post-ops", p.knob("attr-post-ops"), "softmax post-ops are not supported");
+    return r;
+  }
+  if (!p.knob("attr-zero-points").empty()) {
+    r.skip_reason = knob_reason("attr-zero-points", p.knob("attr-zero-points"),
+                                "softmax has no zero points");
+    return r;
+  }
+  if (!parse_quant("attr-scales", p.knob("attr-scales"), true, r.dims, &o.attr, &o.values, &r.skip_reason) ||
+      !parse_oscale(p.knob("attr-oscale"), r.dims, &o.attr, &r.skip_reason)) {
+    return r;
+  }
+  return r;
+}
+
+}  // namespace tessera::bench
