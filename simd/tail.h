@@ -1,0 +1,96 @@
+// Loads and stores of the first `count` lanes only: a tail never reads or writes past the end of
+// a buffer. On avx512bw these are native masked loads/stores; on avx2 and sse4_2 they copy through
+// a stack buffer.
+//
+//   template <class Arch>
+//   void scale(const float* src, float* dst, int64_t n, float s) {
+//     using batch = xsimd::batch<float, Arch>;
+//     int64_t i = 0;
+//     for (; i + batch::size <= n; i += batch::size) (batch::load_unaligned(src + i) * s).store_unaligned(dst + i);
+//     const int rest = static_cast<int>(n - i);
+//     tessera::simd::store_partial(dst + i, tessera::simd::load_partial<Arch>(src + i, rest) * s, rest);
+//   }
+//
+// Lanes at or past `count` load as 0. count must be in [0, batch::size].
+#ifndef TESSERA_SIMD_TAIL_H_
+#define TESSERA_SIMD_TAIL_H_
+
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "xsimd/xsimd.hpp"
+
+namespace tessera::simd {
+
+namespace internal {
+
+template <class Arch>
+inline constexpr bool is_avx512 = std::is_base_of_v<xsimd::avx512bw, Arch>;
+template <class Arch>
+inline constexpr bool is_avx2 = std::is_base_of_v<xsimd::avx2, Arch> && !is_avx512<Arch>;
+
+// Mask of the first `count` lanes (count <= 64).
+inline uint64_t low_lanes_mask(int count) {
+  return count >= 64 ? ~uint64_t{0} : (uint64_t{1} << count) - 1;
+}
+
+}  // namespace internal
+
+// Batch of `count` elements from p (any 1-, 2-, 4- or 8-byte lane type xsimd has), rest 0.
+template <class Arch, class T>
+xsimd::batch<T, Arch> load_partial(const T* p, int count) {
+  using batch = xsimd::batch<T, Arch>;
+  if constexpr (internal::is_avx512<Arch>) {
+    const uint64_t m = internal::low_lanes_mask(count);
+    if constexpr (std::is_same_v<T, float>) {
+      return _mm512_maskz_loadu_ps(static_cast<__mmask16>(m), p);
+    } else if constexpr (std::is_same_v<T, double>) {
+      return _mm512_maskz_loadu_pd(static_cast<__mmask8>(m), p);
+    } else if constexpr (sizeof(T) == 4) {
+      return _mm512_maskz_loadu_epi32(static_cast<__mmask16>(m), p);
+    } else if constexpr (sizeof(T) == 8) {
+      return _mm512_maskz_loadu_epi64(static_cast<__mmask8>(m), p);
+    } else if constexpr (sizeof(T) == 2) {
+      return _mm512_maskz_loadu_epi16(static_cast<__mmask32>(m), p);
+    } else {
+      return _mm512_maskz_loadu_epi8(static_cast<__mmask64>(m), p);
+    }
+  } else {
+    alignas(64) T buffer[batch::size] = {};
+    if (count > 0) std::memcpy(buffer, p, sizeof(T) * static_cast<size_t>(count));
+    return batch::load_aligned(buffer);
+  }
+}
+
+// Stores the first `count` lanes of v to p; memory at p[count..] is not touched.
+template <class Arch, class T>
+void store_partial(T* p, xsimd::batch<T, Arch> v, int count) {
+  using batch = xsimd::batch<T, Arch>;
+  if constexpr (internal::is_avx512<Arch>) {
+    const uint64_t m = internal::low_lanes_mask(count);
+    if constexpr (std::is_same_v<T, float>) {
+      _mm512_mask_storeu_ps(p, static_cast<__mmask16>(m), v);
+    } else if constexpr (std::is_same_v<T, double>) {
+      _mm512_mask_storeu_pd(p, static_cast<__mmask8>(m), v);
+    } else if constexpr (sizeof(T) == 4) {
+      _mm512_mask_storeu_epi32(p, static_cast<__mmask16>(m), v);
+    } else if constexpr (sizeof(T) == 8) {
+      _mm512_mask_storeu_epi64(p, static_cast<__mmask8>(m), v);
+    } else if constexpr (sizeof(T) == 2) {
+      _mm512_mask_storeu_epi16(p, static_cast<__mmask32>(m), v);
+    } else {
+      _mm512_mask_storeu_epi8(p, static_cast<__mmask64>(m), v);
+    }
+  } else {
+    alignas(64) T buffer[batch::size];
+    v.store_aligned(buffer);
+    if (count > 0) std::memcpy(p, buffer, sizeof(T) * static_cast<size_t>(count));
+  }
+}
+
+}  // namespace tessera::simd
+
+#endif  // TESSERA_SIMD_TAIL_H_
