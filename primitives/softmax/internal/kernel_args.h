@@ -1,0 +1,67 @@
+// What a vectorised softmax kernel sees: base pointers, element types and the geometry of the rows,
+// already normalised by plan.cc. Kernels never look at a memory_desc.
+#ifndef TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_KERNEL_ARGS_H_
+#define TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_KERNEL_ARGS_H_
+
+#include <array>
+#include <cstdint>
+
+#include "tessera/core/data_type.h"
+#include "tessera/core/memory_desc.h"
+#include "tessera/primitives/softmax/softmax.h"
+
+namespace tessera::softmax_internal {
+
+// The independent rows (or, for the strided kernel, groups of rows): a loop nest over the dims that
+// are not the axis, outermost first. All tensors of a problem share it (kernels require equal
+// layouts), so one element offset serves every tensor.
+struct row_loops {
+  int depth = 0;
+  std::array<dim_t, kMaxRank> sizes{};
+  std::array<dim_t, kMaxRank> strides{};
+  dim_t count = 1;
+
+  dim_t offset_of(dim_t row) const {
+    dim_t off = 0;
+    for (int l = depth - 1; l >= 0; --l) {
+      off += (row % sizes[l]) * strides[l];
+      row /= sizes[l];
+    }
+    return off;
+  }
+};
+
+// Dense kernel: element a of a row sits at (a / chunk) * chunk_stride + a % chunk. A plain layout
+// with the axis innermost has one chunk (chunk = len); nChw16c along C has chunk = 16.
+struct dense_geometry {
+  dim_t len = 0;
+  dim_t chunk = 0;
+  dim_t chunk_stride = 0;
+};
+
+// Strided kernel: `lanes` neighbouring rows are contiguous; element a of lane j sits at
+// a * axis_stride + j. The kernel vectorises across lanes and loops along the axis.
+struct strided_geometry {
+  dim_t len = 0;
+  dim_t axis_stride = 0;
+  dim_t lanes = 0;
+};
+
+struct kernel_args {
+  softmax_alg alg = softmax_alg::softmax;
+  // Forward: in0 = src, out = dst. Backward: in0 = dst, in1 = diff_dst, out = diff_src.
+  // Pointers already include each tensor's offset0.
+  const void* in0 = nullptr;
+  const void* in1 = nullptr;
+  void* out = nullptr;
+  row_loops rows;
+  dense_geometry dense;
+  strided_geometry strided;
+};
+
+// Processes rows (or row groups) [begin, end).
+using kernel_fn = void (*)(const kernel_args& args, dim_t begin, dim_t end);
+
+}  // namespace tessera::softmax_internal
+
+#endif  // TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_KERNEL_ARGS_H_

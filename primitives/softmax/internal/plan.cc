@@ -1,0 +1,191 @@
+#include "tessera/primitives/softmax/internal/plan.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/match.h"
+#include "tessera/primitives/softmax/internal/vector_kernels.h"
+#include "tessera/simd/kernel_table.h"
+
+namespace tessera::softmax_internal {
+namespace {
+
+const simd::kernel_table<forward_selector>& forward_dense_table() {
+  static const auto table = simd::make_kernel_table<forward_selector>(
+      "dense", [](auto arch) { return &forward_dense_for<decltype(arch)>; });
+  return table;
+}
+const simd::kernel_table<forward_selector>& forward_strided_table() {
+  static const auto table = simd::make_kernel_table<forward_selector>(
+      "strided", [](auto arch) { return &forward_strided_for<decltype(arch)>; });
+  return table;
+}
+const simd::kernel_table<backward_selector>& backward_dense_table() {
+  static const auto table = simd::make_kernel_table<backward_selector>(
+      "dense", [](auto arch) { return &backward_dense_for<decltype(arch)>; });
+  return table;
+}
+
+constexpr const char* kRefName = "ref:any:scalar";
+
+// The tensors a kernel reads and writes.
+std::vector<const memory_desc*> tensors(const problem& p) {
+  if (p.dir == direction::forward) return {&p.in0, &p.out};
+  return {&p.in0, &p.in1, &p.out};
+}
+
+// Why the vector kernels cannot take this problem's layout, or "" when they can. Fills the
+// geometry of the kernel kind it returns in `kind`.
+std::string vector_geometry(const problem& p, kernel_kind& kind, kernel_args& g) {
+  const memory_desc& md = p.in0;
+  for (const memory_desc* t : tensors(p)) {
+    if (t->blocking() != md.blocking() || !std::equal(t->padded_dims().begin(),
+                                                      t->padded_dims().end(),
+                                                      md.padded_dims().begin())) {
+      return "the tensors have different layouts";
+    }
+  }
+  const blocking_desc& b = md.blocking();
+  const int rank = md.rank();
+  const int axis = p.axis;
+  const auto dims = md.dims();
+  if (b.inner_nblks > 1 || (b.inner_nblks == 1 && b.inner_idxs[0] != axis)) {
+    return "blocks on a dim other than the axis";
+  }
+  for (int d = 0; d < rank; ++d) {
+    if (md.padded_offsets()[d] != 0) return "padded offsets";
+  }
+
+  // The loops over the other dims, largest stride first; size-1 dims do not matter.
+  std::vector<int> others;
+  for (int d = 0; d < rank; ++d) {
+    if (d != axis && dims[d] > 1) others.push_back(d);
+  }
+  auto fill_rows = [&](const std::vector<int>& loop_dims) {
+    std::vector<int> order = loop_dims;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int x, int y) { return b.strides[x] > b.strides[y]; });
+    g.rows = {};
+    for (int d : order) {
+      g.rows.sizes[g.rows.depth] = dims[d];
+      g.rows.strides[g.rows.depth] = b.strides[d];
+      ++g.rows.depth;
+      g.rows.count *= dims[d];
+    }
+  };
+
+  const dim_t len = dims[axis];
+  if (b.inner_nblks == 1) {
+    kind = kernel_kind::dense;
+    g.dense = {len, b.inner_blks[0], b.strides[axis]};
+    fill_rows(others);
+    return "";
+  }
+  if (b.strides[axis] == 1 || len == 1) {
+    kind = kernel_kind::dense;
+    g.dense = {len, len, 0};
+    fill_rows(others);
+    return "";
+  }
+  // Strided: the lanes are the other dims that tile a contiguous run starting at stride 1.
+  dim_t lanes = 1;
+  std::vector<int> rest = others;
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (auto it = rest.begin(); it != rest.end(); ++it) {
+      if (b.strides[*it] == lanes) {
+        lanes *= dims[*it];
+        rest.erase(it);
+        grew = true;
+        break;
+      }
+    }
+  }
+  if (lanes == 1) return "no dim other than the axis has stride 1";
+  if (b.strides[axis] < lanes) return "the axis lies inside the contiguous lanes";
+  kind = kernel_kind::strided;
+  g.strided = {len, b.strides[axis], lanes};
+  fill_rows(rest);
+  return "";
+}
+
+bool has_scales(const primitive_attr& a) { return a.src_scales || a.dst_scales || a.oscale; }
+
+}  // namespace
+
+std::vector<std::string> kernel_names() {
+  std::vector<std::string> names;
+  for (int i = simd::kNumIsas - 1; i >= 0; --i) {
+    const auto isa_name = simd::name_of(simd::kAllIsas[i]);
+    names.push_back(absl::StrCat("xsimd:", isa_name, ":dense"));
+    names.push_back(absl::StrCat("xsimd:", isa_name, ":strided"));
+  }
+  names.push_back(kRefName);
+  return names;
+}
+
+absl::StatusOr<plan> make_plan(const problem& prob, const softmax_options& options) {
+  plan result;
+  result.prob = prob;
+  std::vector<std::string> refusals;
+
+  kernel_kind kind = kernel_kind::ref;
+  kernel_args geometry;
+  const std::string layout_refusal = vector_geometry(prob, kind, geometry);
+  const simd::isa best = simd::max_isa();
+
+  // Vector kernels, best ISA first: the caller's filter may name a weaker ISA to force it.
+  for (int i = simd::index_of(best); i >= 0; --i) {
+    const simd::isa isa = simd::kAllIsas[i];
+    for (kernel_kind k : {kernel_kind::dense, kernel_kind::strided}) {
+      const std::string name = absl::StrCat("xsimd:", simd::name_of(isa), ":",
+                                            k == kernel_kind::dense ? "dense" : "strided");
+      if (!absl::StrContains(name, options.impl_filter)) continue;
+      std::string why;
+      kernel_fn fn = nullptr;
+      if (!layout_refusal.empty()) {
+        why = layout_refusal;
+      } else if (k != kind) {
+        why = kind == kernel_kind::dense ? "the axis is dense" : "the axis is not dense";
+      } else if (has_scales(prob.attr)) {
+        why = "scales are computed by the reference kernel only";
+      } else if (prob.dir == direction::forward) {
+        const auto& table = k == kernel_kind::dense ? forward_dense_table() : forward_strided_table();
+        fn = table.select(isa).fn(prob.in0.dt(), prob.out.dt());
+        if (fn == nullptr) why = "types not vectorised on this ISA";
+      } else if (k == kernel_kind::strided) {
+        why = "backward along a strided axis is computed by the reference kernel";
+      } else {
+        fn = backward_dense_table().select(isa).fn(prob.in0.dt(), prob.in1.dt(), prob.out.dt());
+        if (fn == nullptr) why = "types not vectorised on this ISA (backward needs one type)";
+      }
+      if (fn == nullptr) {
+        refusals.push_back(absl::StrCat(name, ": ", why));
+        continue;
+      }
+      result.impl_name = name;
+      result.kind = k;
+      result.fn = fn;
+      result.geometry = geometry;
+      result.geometry.alg = prob.alg;
+      result.work_per_item = k == kernel_kind::dense
+                                 ? std::max<dim_t>(1, geometry.dense.len)
+                                 : std::max<dim_t>(1, geometry.strided.len * geometry.strided.lanes);
+      return result;
+    }
+  }
+  if (absl::StrContains(kRefName, options.impl_filter)) {
+    result.impl_name = kRefName;
+    result.kind = kernel_kind::ref;
+    result.work_per_item = std::max<dim_t>(1, prob.in0.dims()[prob.axis]);
+    return result;
+  }
+  return absl::NotFoundError(absl::StrCat(
+      "softmax: no kernel matches impl_filter \"", options.impl_filter, "\"",
+      refusals.empty() ? "" : " that accepts this problem: ", absl::StrJoin(refusals, "; "),
+      " (max ISA ", simd::name_of(best), ")"));
+}
+
+}  // namespace tessera::softmax_internal

@@ -1,0 +1,142 @@
+#include "tessera/primitives/softmax/internal/ref_kernel.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "tessera/core/convert.h"
+
+namespace tessera::softmax_internal {
+namespace {
+
+double load(const memory_desc& md, const void* base, dim_t off) {
+  return visit_data_type(md.dt(), [&](auto tag) -> double {
+    using T = decltype(tag);
+    T v;
+    std::memcpy(&v, static_cast<const char*>(base) + off * static_cast<dim_t>(sizeof(T)), sizeof(T));
+    if constexpr (std::is_same_v<T, double>) {
+      return v;
+    } else {
+      return static_cast<double>(to_f32(v));
+    }
+  });
+}
+
+// f64 stays f64; every other type is rounded to f32 first (the f32 result of the spec), then to
+// its own type.
+void store(const memory_desc& md, void* base, dim_t off, double value) {
+  visit_data_type(md.dt(), [&](auto tag) {
+    using T = decltype(tag);
+    T v;
+    if constexpr (std::is_same_v<T, double>) {
+      v = value;
+    } else {
+      v = from_f32<T>(static_cast<float>(value));
+    }
+    std::memcpy(static_cast<char*>(base) + off * static_cast<dim_t>(sizeof(T)), &v, sizeof(T));
+  });
+}
+
+// The logical index of row `row` (axis entry left at 0).
+void row_index(const problem& prob, dim_t row, std::array<dim_t, kMaxRank>& idx) {
+  const auto dims = prob.in0.dims();
+  for (int d = prob.in0.rank() - 1; d >= 0; --d) {
+    if (d == prob.axis) {
+      idx[d] = 0;
+      continue;
+    }
+    idx[d] = row % dims[d];
+    row /= dims[d];
+  }
+}
+
+}  // namespace
+
+dim_t ref_row_count(const problem& prob) {
+  dim_t rows = 1;
+  for (int d = 0; d < prob.in0.rank(); ++d) {
+    if (d != prob.axis) rows *= prob.in0.dims()[d];
+  }
+  return rows;
+}
+
+void ref_rows(const problem& prob, const ref_buffers& buf, dim_t begin, dim_t end) {
+  const int rank = prob.in0.rank();
+  const dim_t len = prob.in0.dims()[prob.axis];
+  std::vector<double> a(len), b(prob.dir == direction::backward ? len : 0);
+  std::array<dim_t, kMaxRank> idx{};
+  auto offset = [&](const memory_desc& md, dim_t i) {
+    idx[prob.axis] = i;
+    return md.offset({idx.data(), static_cast<size_t>(rank)});
+  };
+  const double inf = std::numeric_limits<double>::infinity();
+
+  for (dim_t row = begin; row < end; ++row) {
+    row_index(prob, row, idx);
+    if (prob.dir == direction::forward) {
+      double mx = -inf;
+      for (dim_t i = 0; i < len; ++i) {
+        a[i] = load(prob.in0, buf.in0, offset(prob.in0, i));
+        mx = std::max(mx, a[i]);
+      }
+      // NaN anywhere makes the row NaN (std::max above drops it, the sum below does not).
+      double sum = 0;
+      for (dim_t i = 0; i < len; ++i) sum += std::exp(a[i] - mx);
+      const bool zero_row = mx == -inf && prob.alg == softmax_alg::softmax_inf_as_zero;
+      const double log_sum = std::log(sum);
+      for (dim_t i = 0; i < len; ++i) {
+        double y;
+        if (zero_row) {
+          y = 0;
+        } else if (prob.alg == softmax_alg::logsoftmax) {
+          y = (a[i] - mx) - log_sum;
+        } else {
+          y = std::exp(a[i] - mx) / sum;
+        }
+        store(prob.out, buf.out, offset(prob.out, i), y * static_cast<double>(buf.out_scale));
+      }
+    } else {
+      double sum = 0;
+      for (dim_t i = 0; i < len; ++i) {
+        a[i] = load(prob.in0, buf.in0, offset(prob.in0, i));  // dst
+        b[i] = load(prob.in1, buf.in1, offset(prob.in1, i));  // diff_dst
+        sum += prob.alg == softmax_alg::logsoftmax ? b[i] : b[i] * a[i];
+      }
+      for (dim_t i = 0; i < len; ++i) {
+        const double dx = prob.alg == softmax_alg::logsoftmax ? b[i] - std::exp(a[i]) * sum
+                                                              : a[i] * (b[i] - sum);
+        store(prob.out, buf.out, offset(prob.out, i), dx);
+      }
+    }
+  }
+}
+
+void zero_padding(const memory_desc& md, void* data) {
+  const int rank = md.rank();
+  const auto dims = md.dims();
+  const auto padded = md.padded_dims();
+  const size_t elem = static_cast<size_t>(bits_of(md.dt()) / 8);
+  for (int pd = 0; pd < rank; ++pd) {
+    if (padded[pd] <= dims[pd]) continue;
+    // The box where dim pd is in [dims, padded) and every other dim spans its padded extent.
+    std::array<dim_t, kMaxRank> lo{}, hi{}, idx{};
+    for (int d = 0; d < rank; ++d) {
+      lo[d] = d == pd ? dims[d] : 0;
+      hi[d] = padded[d];
+      idx[d] = lo[d];
+    }
+    while (true) {
+      const dim_t off = md.offset({idx.data(), static_cast<size_t>(rank)});
+      std::memset(static_cast<char*>(data) + off * static_cast<dim_t>(elem), 0, elem);
+      int d = rank - 1;
+      for (; d >= 0; --d) {
+        if (++idx[d] < hi[d]) break;
+        idx[d] = lo[d];
+      }
+      if (d < 0) break;
+    }
+  }
+}
+
+}  // namespace tessera::softmax_internal

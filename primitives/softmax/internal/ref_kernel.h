@@ -1,0 +1,30 @@
+// ref:any:scalar — the kernel for every problem the vector kernels refuse: any layout (each element
+// found through memory_desc::offset), any supported type pair, int8 scales. Computes in f64 and
+// rounds once to f32 (then to the destination type), so it is also the most accurate kernel.
+#ifndef TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_REF_KERNEL_H_
+#define TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_REF_KERNEL_H_
+
+#include "tessera/core/memory_desc.h"
+#include "tessera/primitives/softmax/internal/plan.h"
+
+namespace tessera::softmax_internal {
+
+struct ref_buffers {
+  const void* in0 = nullptr;
+  const void* in1 = nullptr;
+  void* out = nullptr;
+  float out_scale = 1.f;  // forward: src_scale / dst_scale
+};
+
+// Number of independent rows: product of the dims other than the axis.
+dim_t ref_row_count(const problem& prob);
+
+// Rows [begin, end) in the order of the logical index (the axis left out).
+void ref_rows(const problem& prob, const ref_buffers& buffers, dim_t begin, dim_t end);
+
+// Writes zero to every padding element of `md` (indices in [dims, padded_dims) on some dim).
+void zero_padding(const memory_desc& md, void* data);
+
+}  // namespace tessera::softmax_internal
+
+#endif  // TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_REF_KERNEL_H_

@@ -1,0 +1,13 @@
+// One ISA's instantiation of the softmax kernels: compiled once per ISA with -DTESSERA_SIMD_ARCH
+// and that ISA's flags (simd/build_defs.bzl).
+#include "tessera/primitives/softmax/internal/vector_kernels.h"
+
+#include "tessera/primitives/softmax/internal/vector_kernels_impl.h"
+
+namespace tessera::softmax_internal {
+
+template kernel_fn forward_dense_for<TESSERA_SIMD_ARCH>(data_type, data_type);
+template kernel_fn forward_strided_for<TESSERA_SIMD_ARCH>(data_type, data_type);
+template kernel_fn backward_dense_for<TESSERA_SIMD_ARCH>(data_type, data_type, data_type);
+
+}  // namespace tessera::softmax_internal

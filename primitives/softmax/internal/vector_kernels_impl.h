@@ -1,0 +1,558 @@
+// The softmax kernels, written once against xsimd and instantiated per ISA by vector_kernels.cc
+// (simd/build_defs.bzl: tessera_isa_kernels). Include only from there: it carries the ISA flags.
+//
+// Arithmetic is f32. Three things keep the f32 result within a few ulp of the exact one:
+//  * x - max is computed with its rounding error (TwoSum) and exp(x - max) is corrected by it:
+//    without it, rows whose values span ~80 lose up to 2^6 ulp in the small outputs;
+//  * the row sum is compensated (Kahan) so rows of 10^6 elements keep their accuracy;
+//  * exp is our own (Cody-Waite reduction, degree-7 polynomial, two-step scaling so that
+//    results in the denormal range are right too); its error is measured in the tests.
+//
+// Memory: each row is read from memory once; the second and third passes over the row hit the
+// cache for every row shorter than the L2 (1000 f32 = 4 KB, 30522 f32 = 120 KB).
+#ifndef TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_VECTOR_KERNELS_IMPL_H_
+#define TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_VECTOR_KERNELS_IMPL_H_
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "tessera/core/data_type.h"
+#include "tessera/primitives/softmax/internal/kernel_args.h"
+#include "tessera/primitives/softmax/internal/vector_kernels.h"
+#include "xsimd/xsimd.hpp"
+
+namespace tessera::softmax_internal {
+namespace {
+
+template <class A>
+using vf = xsimd::batch<float, A>;
+template <class A>
+using vi = xsimd::batch<int32_t, A>;
+
+template <class A>
+constexpr int kWidth = static_cast<int>(vf<A>::size);
+
+// ---- loads and stores of f32 vectors from each storage type --------------------------------
+
+template <class A>
+vi<A> widen_u16(const uint16_t* p) {
+  if constexpr (std::is_same_v<A, xsimd::avx512bw>) {
+    return _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+  } else if constexpr (std::is_same_v<A, xsimd::avx2>) {
+    return _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  } else {
+    return _mm_cvtepu16_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+  }
+}
+
+// Stores the low 16 bits of each lane.
+template <class A>
+void narrow_u16(uint16_t* p, vi<A> v) {
+  if constexpr (std::is_same_v<A, xsimd::avx512bw>) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_cvtepi32_epi16(v));
+  } else if constexpr (std::is_same_v<A, xsimd::avx2>) {
+    __m256i packed = _mm256_packus_epi32(v, v);  // lanes 0-3,0-3 | 4-7,4-7
+    packed = _mm256_permute4x64_epi64(packed, 0x08);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm256_castsi256_si128(packed));
+  } else {
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(p), _mm_packus_epi32(v, v));
+  }
+}
+
+template <class A>
+constexpr bool kHasF16c = std::is_same_v<A, xsimd::avx512bw> || std::is_same_v<A, xsimd::avx2>;
+
+template <class A, class T>
+struct io;
+
+template <class A>
+struct io<A, float> {
+  static vf<A> load(const float* p) { return vf<A>::load_unaligned(p); }
+  static void store(float* p, vf<A> v) { v.store_unaligned(p); }
+};
+
+template <class A>
+struct io<A, bf16> {
+  static vf<A> load(const bf16* p) {
+    vi<A> bits = widen_u16<A>(reinterpret_cast<const uint16_t*>(p)) << 16;
+    return xsimd::bitwise_cast<vf<A>>(bits);
+  }
+  // Round half to even; NaN stays a quiet NaN (the same rule as the scalar conversion).
+  static void store(bf16* p, vf<A> v) {
+    vi<A> bits = xsimd::bitwise_cast<vi<A>>(v);
+    vi<A> lsb = (bits >> 16) & vi<A>(1);
+    vi<A> rounded = (bits + vi<A>(0x7fff) + lsb) >> 16;
+    vi<A> quiet = (bits >> 16) | vi<A>(0x40);
+    const auto is_nan = (bits & vi<A>(0x7fffffff)) > vi<A>(0x7f800000);
+    vi<A> out = xsimd::select(is_nan, quiet, rounded) & vi<A>(0xffff);
+    narrow_u16<A>(reinterpret_cast<uint16_t*>(p), out);
+  }
+};
+
+template <class A>
+struct io<A, f16> {
+  static vf<A> load(const f16* p) {
+    if constexpr (std::is_same_v<A, xsimd::avx512bw>) {
+      return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+    } else {
+      return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    }
+  }
+  static void store(f16* p, vf<A> v) {
+    if constexpr (std::is_same_v<A, xsimd::avx512bw>) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(p),
+                          _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    } else {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(p),
+                       _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    }
+  }
+};
+
+template <class A>
+vf<A> lane_index() {
+  alignas(64) static constexpr float kIota[16] = {0, 1, 2,  3,  4,  5,  6,  7,
+                                                  8, 9, 10, 11, 12, 13, 14, 15};
+  return vf<A>::load_aligned(kIota);
+}
+
+// The first n (0 < n < width) elements; the other lanes hold `fill`. Never reads past p + n.
+template <class A, class T>
+vf<A> load_partial(const T* p, int n, float fill) {
+  if constexpr (std::is_same_v<A, xsimd::avx512bw> && std::is_same_v<T, float>) {
+    const __mmask16 m = static_cast<__mmask16>((1u << n) - 1);
+    return _mm512_mask_loadu_ps(_mm512_set1_ps(fill), m, p);
+  } else {
+    alignas(64) T buf[kWidth<A>] = {};
+    std::memcpy(buf, p, sizeof(T) * n);
+    vf<A> v = io<A, T>::load(buf);
+    return xsimd::select(lane_index<A>() < vf<A>(static_cast<float>(n)), v, vf<A>(fill));
+  }
+}
+
+// Writes only the first n elements.
+template <class A, class T>
+void store_partial(T* p, int n, vf<A> v) {
+  if constexpr (std::is_same_v<A, xsimd::avx512bw> && std::is_same_v<T, float>) {
+    _mm512_mask_storeu_ps(p, static_cast<__mmask16>((1u << n) - 1), v);
+  } else {
+    alignas(64) T buf[kWidth<A>];
+    io<A, T>::store(buf, v);
+    std::memcpy(p, buf, sizeof(T) * n);
+  }
+}
+
+// ---- arithmetic ----------------------------------------------------------------------------
+
+// exp(x) for every float: 0 below -104 (exp(-104) < half the smallest denormal), +Inf above 89,
+// NaN for NaN. Cody-Waite reduction x = n ln2 + r with |r| <= ln2/2, a degree-7 Taylor polynomial
+// (truncation 7e-9 relative), and 2^n applied in two halves so denormal results round once.
+template <class A>
+vf<A> exp_f32(vf<A> x) {
+  using F = vf<A>;
+  F xc = xsimd::select(x < F(-104.f), F(-104.f), x);
+  xc = xsimd::select(xc > F(89.f), F(89.f), xc);
+  F n = xsimd::nearbyint(xc * F(1.44269504088896341f));
+  // ln2_hi has 16 significant bits, so n * ln2_hi is exact for |n| <= 2^8.
+  F r = xc - n * F(0.693145751953125f);
+  r = r - n * F(1.428606765330187045e-06f);
+  F p = F(1.f / 5040);
+  p = p * r + F(1.f / 720);
+  p = p * r + F(1.f / 120);
+  p = p * r + F(1.f / 24);
+  p = p * r + F(1.f / 6);
+  p = p * r + F(0.5f);
+  p = p * r + F(1.f);
+  p = p * r + F(1.f);
+  vi<A> ni = xsimd::batch_cast<int32_t>(n);
+  vi<A> n1 = ni >> 1;
+  vi<A> n2 = ni - n1;
+  F s1 = xsimd::bitwise_cast<F>((n1 + vi<A>(127)) << 23);
+  F s2 = xsimd::bitwise_cast<F>((n2 + vi<A>(127)) << 23);
+  return (p * s1) * s2;
+}
+
+// exp(x - m), with x - m's rounding error folded back in (TwoSum).
+template <class A>
+vf<A> exp_diff(vf<A> x, vf<A> m) {
+  using F = vf<A>;
+  F d = x - m;
+  F bb = d - x;
+  F err = (x - (d - bb)) + (-m - bb);
+  // Inf - Inf leaves NaN in err; exp(d) underflows long before err matters.
+  err = xsimd::select(xsimd::abs(err) < F(1e-3f), err, F(0.f));
+  F e = exp_f32<A>(d);
+  return e + e * err;
+}
+
+// (x - m) - l, with x - m's rounding error added back.
+template <class A>
+vf<A> log_diff(vf<A> x, vf<A> m, vf<A> l) {
+  using F = vf<A>;
+  F d = x - m;
+  F bb = d - x;
+  F err = (x - (d - bb)) + (-m - bb);
+  err = xsimd::select(xsimd::abs(err) < F(1e-3f), err, F(0.f));
+  return (d - l) + err;
+}
+
+// Kahan summation: sum - comp approximates the exact sum.
+template <class A>
+struct kahan {
+  vf<A> sum = vf<A>(0.f);
+  vf<A> comp = vf<A>(0.f);
+  void add(vf<A> v) {
+    vf<A> y = v - comp;
+    vf<A> t = sum + y;
+    comp = (t - sum) - y;
+    sum = t;
+  }
+};
+
+template <class A>
+double reduce_sum(const kahan<A>& k0, const kahan<A>& k1) {
+  alignas(64) float s0[kWidth<A>], c0[kWidth<A>], s1[kWidth<A>], c1[kWidth<A>];
+  k0.sum.store_aligned(s0);
+  k0.comp.store_aligned(c0);
+  k1.sum.store_aligned(s1);
+  k1.comp.store_aligned(c1);
+  double total = 0;
+  for (int i = 0; i < kWidth<A>; ++i) {
+    total += (static_cast<double>(s0[i]) - c0[i]) + (static_cast<double>(s1[i]) - c1[i]);
+  }
+  return total;
+}
+
+template <class A>
+float reduce_max(vf<A> v) {
+  alignas(64) float lanes[kWidth<A>];
+  v.store_aligned(lanes);
+  float m = lanes[0];
+  for (int i = 1; i < kWidth<A>; ++i) m = std::max(m, lanes[i]);
+  return m;
+}
+
+// Calls f(offset, n) for each contiguous run of a dense row.
+template <class F>
+inline void for_each_run(const dense_geometry& g, F&& f) {
+  for (dim_t start = 0, off = 0; start < g.len; start += g.chunk, off += g.chunk_stride) {
+    f(off, std::min(g.chunk, g.len - start));
+  }
+}
+
+// ---- forward, axis dense ---------------------------------------------------------------------
+
+template <class A, class S, class D>
+void forward_dense(const kernel_args& k, dim_t begin, dim_t end) {
+  using F = vf<A>;
+  constexpr int W = kWidth<A>;
+  const dense_geometry& g = k.dense;
+  const bool log = k.alg == softmax_alg::logsoftmax;
+  // f32 softmax keeps exp(x - max) in dst between passes 2 and 3; other types recompute it.
+  constexpr bool kKeepExp = std::is_same_v<D, float>;
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+
+  for (dim_t row = begin; row < end; ++row) {
+    const dim_t base = k.rows.offset_of(row);
+    const S* src = static_cast<const S*>(k.in0) + base;
+    D* dst = static_cast<D*>(k.out) + base;
+
+    // Pass 1: max.
+    F m0(neg_inf), m1(neg_inf);
+    for_each_run(g, [&](dim_t off, dim_t n) {
+      const S* p = src + off;
+      dim_t i = 0;
+      for (; i + 2 * W <= n; i += 2 * W) {
+        m0 = xsimd::max(io<A, S>::load(p + i), m0);
+        m1 = xsimd::max(io<A, S>::load(p + i + W), m1);
+      }
+      for (; i + W <= n; i += W) m0 = xsimd::max(io<A, S>::load(p + i), m0);
+      if (i < n) m0 = xsimd::max(load_partial<A>(p + i, static_cast<int>(n - i), neg_inf), m0);
+    });
+    const float mx = reduce_max<A>(xsimd::max(m0, m1));
+    const F m(mx);
+
+    if (mx == neg_inf && k.alg == softmax_alg::softmax_inf_as_zero) {
+      for_each_run(g, [&](dim_t off, dim_t n) {
+        D* q = dst + off;
+        dim_t i = 0;
+        for (; i + W <= n; i += W) io<A, D>::store(q + i, F(0.f));
+        if (i < n) store_partial<A>(q + i, static_cast<int>(n - i), F(0.f));
+      });
+      continue;
+    }
+
+    // Pass 2: sum of exp(x - max).
+    kahan<A> k0, k1;
+    const bool keep = kKeepExp && !log;
+    for_each_run(g, [&](dim_t off, dim_t n) {
+      const S* p = src + off;
+      D* q = dst + off;
+      dim_t i = 0;
+      for (; i + 2 * W <= n; i += 2 * W) {
+        F e0 = exp_diff<A>(io<A, S>::load(p + i), m);
+        F e1 = exp_diff<A>(io<A, S>::load(p + i + W), m);
+        k0.add(e0);
+        k1.add(e1);
+        if constexpr (kKeepExp) {
+          if (keep) {
+            io<A, D>::store(q + i, e0);
+            io<A, D>::store(q + i + W, e1);
+          }
+        }
+      }
+      for (; i < n; i += W) {
+        const int rest = static_cast<int>(std::min<dim_t>(W, n - i));
+        F x = rest == W ? io<A, S>::load(p + i) : load_partial<A>(p + i, rest, neg_inf);
+        F e = exp_diff<A>(x, m);
+        // Lanes past the row hold -Inf - max: exp gives 0, or NaN when max is -Inf too.
+        if (rest != W) e = xsimd::select(lane_index<A>() < F(static_cast<float>(rest)), e, F(0.f));
+        k0.add(e);
+        if constexpr (kKeepExp) {
+          if (keep) {
+            if (rest == W) io<A, D>::store(q + i, e);
+            else store_partial<A>(q + i, rest, e);
+          }
+        }
+      }
+    });
+    const double sum = reduce_sum<A>(k0, k1);
+
+    // Pass 3: normalise.
+    if (log) {
+      const F l(static_cast<float>(std::log(sum)));
+      for_each_run(g, [&](dim_t off, dim_t n) {
+        const S* p = src + off;
+        D* q = dst + off;
+        dim_t i = 0;
+        for (; i + W <= n; i += W) io<A, D>::store(q + i, log_diff<A>(io<A, S>::load(p + i), m, l));
+        if (i < n) {
+          const int rest = static_cast<int>(n - i);
+          store_partial<A>(q + i, rest, log_diff<A>(load_partial<A>(p + i, rest, 0.f), m, l));
+        }
+      });
+    } else {
+      const F inv(static_cast<float>(1.0 / sum));
+      for_each_run(g, [&](dim_t off, dim_t n) {
+        const S* p = src + off;
+        D* q = dst + off;
+        dim_t i = 0;
+        if constexpr (kKeepExp) {
+          for (; i + W <= n; i += W) io<A, D>::store(q + i, io<A, D>::load(q + i) * inv);
+          if (i < n) {
+            const int rest = static_cast<int>(n - i);
+            store_partial<A>(q + i, rest, load_partial<A>(q + i, rest, 0.f) * inv);
+          }
+        } else {
+          for (; i + W <= n; i += W) {
+            io<A, D>::store(q + i, exp_diff<A>(io<A, S>::load(p + i), m) * inv);
+          }
+          if (i < n) {
+            const int rest = static_cast<int>(n - i);
+            store_partial<A>(q + i, rest, exp_diff<A>(load_partial<A>(p + i, rest, 0.f), m) * inv);
+          }
+        }
+      });
+    }
+  }
+}
+
+// ---- forward, axis strided: vectorised across neighbouring rows -----------------------------
+
+template <class A, class S, class D>
+void forward_strided(const kernel_args& k, dim_t begin, dim_t end) {
+  using F = vf<A>;
+  constexpr int W = kWidth<A>;
+  constexpr int kVectors = 4;  // lanes handled per sweep along the axis: 4 vectors
+  const strided_geometry& g = k.strided;
+  const bool log = k.alg == softmax_alg::logsoftmax;
+  const bool inf_as_zero = k.alg == softmax_alg::softmax_inf_as_zero;
+  constexpr bool kKeepExp = std::is_same_v<D, float>;
+  const bool keep = kKeepExp && !log;
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+
+  for (dim_t group = begin; group < end; ++group) {
+    const dim_t base = k.rows.offset_of(group);
+    for (dim_t j0 = 0; j0 < g.lanes; j0 += kVectors * W) {
+      const int lanes = static_cast<int>(std::min<dim_t>(kVectors * W, g.lanes - j0));
+      const int nv = (lanes + W - 1) / W;
+      const int tail = lanes - (nv - 1) * W;  // lanes in the last vector, 1..W
+      const S* src = static_cast<const S*>(k.in0) + base + j0;
+      D* dst = static_cast<D*>(k.out) + base + j0;
+      auto load = [&](const auto* p, int v, float fill) {
+        using T = std::remove_const_t<std::remove_pointer_t<decltype(p)>>;
+        return v + 1 < nv || tail == W ? io<A, T>::load(p + v * W)
+                                       : load_partial<A>(p + v * W, tail, fill);
+      };
+      auto store = [&](D* p, int v, F x) {
+        if (v + 1 < nv || tail == W) io<A, D>::store(p + v * W, x);
+        else store_partial<A>(p + v * W, tail, x);
+      };
+
+      F m[kVectors];
+      for (int v = 0; v < nv; ++v) m[v] = F(neg_inf);
+      for (dim_t a = 0; a < g.len; ++a) {
+        const S* p = src + a * g.axis_stride;
+        for (int v = 0; v < nv; ++v) m[v] = xsimd::max(load(p, v, neg_inf), m[v]);
+      }
+
+      kahan<A> s[kVectors];
+      for (dim_t a = 0; a < g.len; ++a) {
+        const S* p = src + a * g.axis_stride;
+        D* q = dst + a * g.axis_stride;
+        for (int v = 0; v < nv; ++v) {
+          F e = exp_diff<A>(load(p, v, 0.f), m[v]);
+          s[v].add(e);
+          if constexpr (kKeepExp) {
+            if (keep) store(q, v, e);
+          }
+        }
+      }
+
+      F scale[kVectors];
+      for (int v = 0; v < nv; ++v) {
+        F total = s[v].sum - s[v].comp;
+        if (log) {
+          alignas(64) float t[W];
+          total.store_aligned(t);
+          for (int i = 0; i < W; ++i) t[i] = std::log(t[i]);
+          scale[v] = F::load_aligned(t);
+        } else {
+          scale[v] = F(1.f) / total;
+          if (inf_as_zero) scale[v] = xsimd::select(m[v] == F(neg_inf), F(0.f), scale[v]);
+        }
+      }
+
+      for (dim_t a = 0; a < g.len; ++a) {
+        const S* p = src + a * g.axis_stride;
+        D* q = dst + a * g.axis_stride;
+        for (int v = 0; v < nv; ++v) {
+          F y;
+          if (log) {
+            y = log_diff<A>(load(p, v, 0.f), m[v], scale[v]);
+          } else if (keep) {
+            y = load(q, v, 0.f) * scale[v];
+          } else {
+            y = exp_diff<A>(load(p, v, 0.f), m[v]) * scale[v];
+          }
+          // An all -Inf lane of softmax_inf_as_zero: 0, not 0 * NaN.
+          if (inf_as_zero) y = xsimd::select(m[v] == F(neg_inf), F(0.f), y);
+          store(q, v, y);
+        }
+      }
+    }
+  }
+}
+
+// ---- backward, axis dense ----------------------------------------------------------------------
+
+template <class A, class Dst, class DiffDst, class DiffSrc>
+void backward_dense(const kernel_args& k, dim_t begin, dim_t end) {
+  using F = vf<A>;
+  constexpr int W = kWidth<A>;
+  const dense_geometry& g = k.dense;
+  const bool log = k.alg == softmax_alg::logsoftmax;
+
+  for (dim_t row = begin; row < end; ++row) {
+    const dim_t base = k.rows.offset_of(row);
+    const Dst* y = static_cast<const Dst*>(k.in0) + base;
+    const DiffDst* dy = static_cast<const DiffDst*>(k.in1) + base;
+    DiffSrc* dx = static_cast<DiffSrc*>(k.out) + base;
+
+    // Pass 1: sum(dy * y) (softmax) or sum(dy) (logsoftmax).
+    kahan<A> k0, k1;
+    for_each_run(g, [&](dim_t off, dim_t n) {
+      dim_t i = 0;
+      for (; i < n; i += W) {
+        const int rest = static_cast<int>(std::min<dim_t>(W, n - i));
+        F d = rest == W ? io<A, DiffDst>::load(dy + off + i)
+                        : load_partial<A>(dy + off + i, rest, 0.f);
+        if (log) {
+          k0.add(d);
+        } else {
+          F v = rest == W ? io<A, Dst>::load(y + off + i) : load_partial<A>(y + off + i, rest, 0.f);
+          k0.add(d * v);
+        }
+      }
+    });
+    const F sum(static_cast<float>(reduce_sum<A>(k0, k1)));
+
+    // Pass 2: diff_src.
+    for_each_run(g, [&](dim_t off, dim_t n) {
+      for (dim_t i = 0; i < n; i += W) {
+        const int rest = static_cast<int>(std::min<dim_t>(W, n - i));
+        F d = rest == W ? io<A, DiffDst>::load(dy + off + i)
+                        : load_partial<A>(dy + off + i, rest, 0.f);
+        F v = rest == W ? io<A, Dst>::load(y + off + i) : load_partial<A>(y + off + i, rest, 0.f);
+        F r = log ? d - exp_f32<A>(v) * sum : v * (d - sum);
+        if (rest == W) io<A, DiffSrc>::store(dx + off + i, r);
+        else store_partial<A>(dx + off + i, rest, r);
+      }
+    });
+  }
+}
+
+}  // namespace
+
+// ---- the table -----------------------------------------------------------------------------
+
+// Calls f(T{}) for the element types this ISA vectorises; returns false for the others.
+template <class A, class F>
+bool visit_vector_type(data_type dt, F&& f) {
+  switch (dt) {
+    case data_type::f32: f(float{}); return true;
+    case data_type::bf16: f(bf16{}); return true;
+    case data_type::f16:
+      if constexpr (kHasF16c<A>) {
+        f(f16{});
+        return true;
+      }
+      return false;
+    default: return false;
+  }
+}
+
+template <class A>
+kernel_fn forward_dense_for(data_type s, data_type d) {
+  kernel_fn fn = nullptr;
+  visit_vector_type<A>(s, [&](auto st) {
+    visit_vector_type<A>(d, [&](auto dt) {
+      fn = &forward_dense<A, decltype(st), decltype(dt)>;
+    });
+  });
+  return fn;
+}
+
+template <class A>
+kernel_fn forward_strided_for(data_type s, data_type d) {
+  kernel_fn fn = nullptr;
+  visit_vector_type<A>(s, [&](auto st) {
+    visit_vector_type<A>(d, [&](auto dt) {
+      fn = &forward_strided<A, decltype(st), decltype(dt)>;
+    });
+  });
+  return fn;
+}
+
+// Backward: one type for all three tensors keeps the instantiation count small.
+template <class A>
+kernel_fn backward_dense_for(data_type y, data_type dy, data_type dx) {
+  kernel_fn fn = nullptr;
+  if (y != dy || y != dx) return nullptr;
+  visit_vector_type<A>(y, [&](auto t) {
+    using T = decltype(t);
+    fn = &backward_dense<A, T, T, T>;
+  });
+  return fn;
+}
+
+
+}  // namespace tessera::softmax_internal
+
+#endif  // TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_VECTOR_KERNELS_IMPL_H_

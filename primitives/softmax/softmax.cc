@@ -1,0 +1,445 @@
+#include "tessera/primitives/softmax/softmax.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+
+#include "absl/hash/hash.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "tessera/core/status.h"
+#include "tessera/primitives/runtime/lru_cache.h"
+#include "tessera/primitives/runtime/threads.h"
+#include "tessera/primitives/runtime/verbose.h"
+#include "tessera/primitives/softmax/internal/plan.h"
+#include "tessera/primitives/softmax/internal/ref_kernel.h"
+#include "tessera/simd/isa.h"
+
+namespace tessera {
+
+using softmax_internal::direction;
+using softmax_internal::kernel_kind;
+using softmax_internal::plan;
+using softmax_internal::problem;
+
+absl::string_view name_of(softmax_alg alg) {
+  switch (alg) {
+    case softmax_alg::softmax: return "softmax";
+    case softmax_alg::logsoftmax: return "logsoftmax";
+    case softmax_alg::softmax_inf_as_zero: return "softmax_inf_as_zero";
+  }
+  return "unknown";
+}
+
+std::vector<std::string> softmax_kernel_names() { return softmax_internal::kernel_names(); }
+
+namespace {
+
+bool forward_type_ok(data_type dt) {
+  switch (dt) {
+    case data_type::f32: case data_type::f64: case data_type::bf16: case data_type::f16:
+    case data_type::s8: case data_type::u8: return true;
+    default: return false;
+  }
+}
+bool backward_type_ok(data_type dt) {
+  return dt == data_type::f32 || dt == data_type::f64 || dt == data_type::bf16 ||
+         dt == data_type::f16;
+}
+
+std::string dims_text(absl::Span<const dim_t> dims) { return absl::StrJoin(dims, "x"); }
+
+absl::Status check_alg(softmax_alg alg) {
+  if (alg != softmax_alg::softmax && alg != softmax_alg::logsoftmax &&
+      alg != softmax_alg::softmax_inf_as_zero) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("softmax: unknown algorithm ", static_cast<int>(alg)));
+  }
+  return absl::OkStatus();
+}
+
+// A concrete input descriptor: blocked, rank 1..12.
+absl::Status check_concrete(const memory_desc& md, const char* what) {
+  if (md.kind() != format_kind::blocked) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "softmax: ", what, " must have a concrete layout (format_kind::blocked), got ",
+        md.kind() == format_kind::any ? "any" : "undef"));
+  }
+  if (md.rank() < 1 || md.rank() > kMaxRank) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("softmax: ", what, " has rank ", md.rank(), "; rank must be in [1, 12]"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status check_same_dims(const memory_desc& md, const memory_desc& ref, const char* what,
+                             const char* ref_what) {
+  if (md.kind() == format_kind::undef) {
+    return absl::InvalidArgumentError(absl::StrCat("softmax: ", what, " is undef"));
+  }
+  if (!std::equal(md.dims().begin(), md.dims().end(), ref.dims().begin(), ref.dims().end())) {
+    return absl::InvalidArgumentError(absl::StrCat("softmax: ", what, " dims ",
+                                                   dims_text(md.dims()), " differ from ", ref_what,
+                                                   " dims ", dims_text(ref.dims())));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status check_axis(int axis, const memory_desc& md) {
+  if (axis < 0 || axis >= md.rank()) {
+    return absl::InvalidArgumentError(absl::StrCat("softmax: axis ", axis,
+                                                   " is out of range [0, ", md.rank(),
+                                                   ") for dims ", dims_text(md.dims())));
+  }
+  return absl::OkStatus();
+}
+
+// `any` resolved: `like`'s dims, blocks and dim order, packed densely, with type dt.
+absl::StatusOr<memory_desc> dense_like(const memory_desc& like, data_type dt) {
+  const int rank = like.rank();
+  blocking_desc b = like.blocking();
+  dim_t inner = 1;
+  std::array<dim_t, kMaxRank> block_of{};
+  std::fill(block_of.begin(), block_of.end(), 1);
+  for (int k = 0; k < b.inner_nblks; ++k) {
+    inner *= b.inner_blks[k];
+    block_of[b.inner_idxs[k]] *= b.inner_blks[k];
+  }
+  std::vector<int> order(rank);
+  std::iota(order.begin(), order.end(), 0);
+  // Innermost first: smallest stride; ties keep the later dim inner (like a plain tag).
+  std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
+    return like.blocking().strides[x] > like.blocking().strides[y];
+  });
+  dim_t stride = inner;
+  for (int i = rank - 1; i >= 0; --i) {
+    const int d = order[i];
+    b.strides[d] = stride;
+    stride *= like.padded_dims()[d] / block_of[d];
+  }
+  return memory_desc::with_blocking(like.dims(), dt, b);
+}
+
+absl::Status check_forward_attr(const primitive_attr& attr) {
+  if (attr.src_zero_points || attr.dst_zero_points) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "softmax: zero points are not supported (attr \"", to_string(attr), "\")"));
+  }
+  if (attr.sum) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("softmax: the sum post-op is not supported (attr \"", to_string(attr), "\")"));
+  }
+  for (const auto* q : {&attr.src_scales, &attr.dst_scales}) {
+    if (*q && (*q)->mask != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "softmax: scales must be common (mask 0), got mask ", (*q)->mask));
+    }
+  }
+  if (attr.oscale) {
+    if (attr.src_scales || attr.dst_scales) {
+      return absl::InvalidArgumentError(
+          "softmax: an output scale cannot be combined with src/dst scales");
+    }
+    if (attr.oscale->mask != 0 || attr.oscale->values.size() != 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "softmax: the output scale must be one common value (mask 0), got mask ",
+          attr.oscale->mask, " with ", attr.oscale->values.size(), " values"));
+    }
+    if (!std::isfinite(attr.oscale->values[0])) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("softmax: output scale ", attr.oscale->values[0], " is not finite"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+struct plan_key {
+  problem prob;
+  std::string filter;
+  simd::isa isa;
+
+  friend bool operator==(const plan_key& a, const plan_key& b) {
+    return a.prob.dir == b.prob.dir && a.prob.alg == b.prob.alg && a.prob.axis == b.prob.axis &&
+           a.prob.in0 == b.prob.in0 && a.prob.in1 == b.prob.in1 && a.prob.out == b.prob.out &&
+           a.prob.attr == b.prob.attr && a.filter == b.filter && a.isa == b.isa;
+  }
+  template <typename H>
+  friend H AbslHashValue(H h, const plan_key& k) {
+    return H::combine(std::move(h), k.prob.dir, k.prob.alg, k.prob.axis, k.prob.in0, k.prob.in1,
+                      k.prob.out, to_string(k.prob.attr), k.filter, k.isa);
+  }
+};
+
+absl::StatusOr<std::shared_ptr<const plan>> cached_plan(const problem& prob,
+                                                        const softmax_options& options) {
+  static lru_cache<plan_key, plan> cache;
+  const plan_key key{prob, options.impl_filter, simd::max_isa()};
+  return cache.get_or_create(key, [&]() -> absl::StatusOr<std::shared_ptr<const plan>> {
+    TESSERA_ASSIGN_OR_RETURN(plan p, softmax_internal::make_plan(prob, options));
+    return std::make_shared<const plan>(std::move(p));
+  });
+}
+
+// ---- execution ---------------------------------------------------------------------------
+
+struct bound {
+  const void* data = nullptr;
+  int64_t bytes = 0;
+};
+
+absl::StatusOr<bound> bind(const exec_args& args, arg a, const memory_desc& expected) {
+  const memory* m = args.find(a);
+  if (m == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("softmax: execution argument ", name_of(a), " is missing"));
+  }
+  if (m->desc != expected) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "softmax: execution argument ", name_of(a), " has a descriptor (", name_of(m->desc.dt()),
+        " ", dims_text(m->desc.dims()), ") other than the one the primitive was created with (",
+        name_of(expected.dt()), " ", dims_text(expected.dims()), ")"));
+  }
+  const int64_t bytes = expected.size_bytes();
+  if (m->data == nullptr && bytes > 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("softmax: execution argument ", name_of(a), " has a null data pointer"));
+  }
+  return bound{m->data, bytes};
+}
+
+// Output must either be exactly the input buffer (with an equal descriptor) or not overlap it.
+absl::Status check_aliasing(const bound& in, const memory_desc& in_md, const char* in_name,
+                            const bound& out, const memory_desc& out_md, const char* out_name) {
+  if (in.bytes == 0 || out.bytes == 0) return absl::OkStatus();
+  const auto* a = static_cast<const char*>(in.data);
+  const auto* b = static_cast<const char*>(out.data);
+  if (a == b) {
+    if (in_md != out_md) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "softmax: in-place execution (", out_name, " = ", in_name,
+          ") needs equal descriptors; types are ", name_of(in_md.dt()), " and ",
+          name_of(out_md.dt())));
+    }
+    return absl::OkStatus();
+  }
+  if (a < b + out.bytes && b < a + in.bytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "softmax: ", out_name, " partially overlaps ", in_name,
+        "; they must be the same buffer or disjoint"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<float> scale_value(const exec_args& args, arg a) {
+  const memory* m = args.find(a);
+  if (m == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "softmax: the attributes ask for ", name_of(a), " but the argument is missing"));
+  }
+  if (m->desc.kind() != format_kind::blocked || m->desc.dt() != data_type::f32 ||
+      m->desc.nelems() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "softmax: ", name_of(a), " must be one f32 value (mask 0), got ", name_of(m->desc.dt()),
+        " with ", m->desc.nelems(), " elements"));
+  }
+  if (m->data == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat("softmax: ", name_of(a), " is null"));
+  }
+  float v;
+  std::memcpy(&v, static_cast<const char*>(m->data) + m->desc.offset0() * 4, sizeof v);
+  if (!std::isfinite(v) || (a == arg::dst_scales && v == 0.f)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "softmax: ", name_of(a), " value ", v, " is not allowed (must be finite",
+        a == arg::dst_scales ? " and non-zero)" : ")"));
+  }
+  return v;
+}
+
+bool has_padding(const memory_desc& md) {
+  for (int d = 0; d < md.rank(); ++d) {
+    if (md.padded_dims()[d] != md.dims()[d]) return true;
+  }
+  return false;
+}
+
+const void* at_offset0(const void* p, const memory_desc& md) {
+  return static_cast<const char*>(p) + md.offset0() * (bits_of(md.dt()) / 8);
+}
+
+void run(const plan& pl, const void* in0, const void* in1, void* out, float out_scale) {
+  const problem& prob = pl.prob;
+  // Enough work per chunk to pay for a task: ~32K elements.
+  const dim_t min_chunk = std::max<dim_t>(1, 32768 / pl.work_per_item);
+  if (prob.out.nelems() > 0) {
+    if (pl.kind == kernel_kind::ref) {
+      softmax_internal::ref_buffers buf{in0, in1, out, out_scale};
+      parallel_for(softmax_internal::ref_row_count(prob), min_chunk, [&](int64_t b, int64_t e) {
+        softmax_internal::ref_rows(prob, buf, b, e);
+      });
+    } else {
+      softmax_internal::kernel_args k = pl.geometry;
+      k.in0 = at_offset0(in0, prob.in0);
+      k.in1 = in1 ? at_offset0(in1, prob.in1) : nullptr;
+      k.out = const_cast<void*>(at_offset0(out, prob.out));
+      parallel_for(k.rows.count, min_chunk, [&](int64_t b, int64_t e) { pl.fn(k, b, e); });
+    }
+  }
+  if (has_padding(prob.out)) softmax_internal::zero_padding(prob.out, out);
+}
+
+std::string md_text(const char* name, const memory_desc& md) {
+  std::vector<std::string> blocks;
+  for (int k = 0; k < md.blocking().inner_nblks; ++k) {
+    blocks.push_back(absl::StrCat(md.blocking().inner_idxs[k], ":", md.blocking().inner_blks[k]));
+  }
+  return absl::StrCat(name, ":", name_of(md.dt()), ":strides=",
+                      absl::StrJoin(absl::MakeConstSpan(md.blocking().strides.data(), md.rank()), "x"),
+                      blocks.empty() ? "" : absl::StrCat(";blocks=", absl::StrJoin(blocks, "+")));
+}
+
+verbose_record describe(const plan& pl) {
+  const problem& p = pl.prob;
+  const bool fwd = p.dir == direction::forward;
+  std::string descs = fwd ? absl::StrCat(md_text("src", p.in0), " ", md_text("dst", p.out))
+                          : absl::StrCat(md_text("dst", p.in0), " ", md_text("diff_dst", p.in1),
+                                         " ", md_text("diff_src", p.out));
+  return verbose_record{fwd ? "softmax_fwd" : "softmax_bwd", pl.impl_name, std::move(descs),
+                        to_string(p.attr),
+                        absl::StrCat(name_of(p.alg), " ", dims_text(p.in0.dims()), ":", p.axis)};
+}
+
+}  // namespace
+
+// ---- forward -------------------------------------------------------------------------------
+
+absl::StatusOr<softmax_forward> softmax_forward::create(softmax_alg alg, const memory_desc& src,
+                                                        const memory_desc& dst, int axis,
+                                                        const primitive_attr& attr,
+                                                        const softmax_options& options) {
+  TESSERA_RETURN_IF_ERROR(check_alg(alg));
+  TESSERA_RETURN_IF_ERROR(check_concrete(src, "src"));
+  TESSERA_RETURN_IF_ERROR(check_same_dims(dst, src, "dst", "src"));
+  TESSERA_RETURN_IF_ERROR(check_axis(axis, src));
+  for (const auto* md : {&src, &dst}) {
+    if (!forward_type_ok(md->dt())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "softmax forward: ", md == &src ? "src" : "dst", " type ", name_of(md->dt()),
+          " is not supported (f32, f64, bf16, f16, s8, u8)"));
+    }
+  }
+  TESSERA_RETURN_IF_ERROR(check_forward_attr(attr));
+  problem prob;
+  prob.dir = direction::forward;
+  prob.alg = alg;
+  prob.axis = axis;
+  prob.in0 = src;
+  if (dst.kind() == format_kind::any) {
+    TESSERA_ASSIGN_OR_RETURN(prob.out, dense_like(src, dst.dt()));
+  } else {
+    prob.out = dst;
+  }
+  prob.attr = attr;
+  TESSERA_ASSIGN_OR_RETURN(auto p, cached_plan(prob, options));
+  return softmax_forward(std::move(p));
+}
+
+absl::Status softmax_forward::execute(const exec_args& args) const {
+  const plan& pl = *plan_;
+  verbose_exec trace([&] { return describe(pl); });
+  TESSERA_ASSIGN_OR_RETURN(bound src, bind(args, arg::src, pl.prob.in0));
+  TESSERA_ASSIGN_OR_RETURN(bound dst, bind(args, arg::dst, pl.prob.out));
+  TESSERA_RETURN_IF_ERROR(check_aliasing(src, pl.prob.in0, "src", dst, pl.prob.out, "dst"));
+  float scale = 1.f;
+  const primitive_attr& attr = pl.prob.attr;
+  if (attr.oscale) scale = attr.oscale->values[0];
+  if (attr.src_scales) {
+    TESSERA_ASSIGN_OR_RETURN(float s, scale_value(args, arg::src_scales));
+    scale *= s;
+  }
+  if (attr.dst_scales) {
+    TESSERA_ASSIGN_OR_RETURN(float s, scale_value(args, arg::dst_scales));
+    scale /= s;
+  }
+  run(pl, src.data, nullptr, const_cast<void*>(dst.data), scale);
+  trace.commit();
+  return absl::OkStatus();
+}
+
+const std::string& softmax_forward::impl_name() const { return plan_->impl_name; }
+const memory_desc& softmax_forward::src_desc() const { return plan_->prob.in0; }
+const memory_desc& softmax_forward::dst_desc() const { return plan_->prob.out; }
+softmax_alg softmax_forward::alg() const { return plan_->prob.alg; }
+int softmax_forward::axis() const { return plan_->prob.axis; }
+
+// ---- backward ------------------------------------------------------------------------------
+
+absl::StatusOr<softmax_backward> softmax_backward::create(softmax_alg alg,
+                                                          const memory_desc& diff_src,
+                                                          const memory_desc& diff_dst,
+                                                          const memory_desc& dst, int axis,
+                                                          const primitive_attr& attr,
+                                                          const softmax_options& options) {
+  TESSERA_RETURN_IF_ERROR(check_alg(alg));
+  TESSERA_RETURN_IF_ERROR(check_concrete(diff_dst, "diff_dst"));
+  TESSERA_RETURN_IF_ERROR(check_concrete(dst, "dst"));
+  TESSERA_RETURN_IF_ERROR(check_same_dims(dst, diff_dst, "dst", "diff_dst"));
+  TESSERA_RETURN_IF_ERROR(check_same_dims(diff_src, diff_dst, "diff_src", "diff_dst"));
+  TESSERA_RETURN_IF_ERROR(check_axis(axis, diff_dst));
+  for (const auto& [md, what] : {std::pair{&diff_src, "diff_src"}, std::pair{&diff_dst, "diff_dst"},
+                                 std::pair{&dst, "dst"}}) {
+    if (!backward_type_ok(md->dt())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "softmax backward: ", what, " type ", name_of(md->dt()),
+          " is not supported (f32, f64, bf16, f16; no int8 backward)"));
+    }
+  }
+  if (!attr.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "softmax backward: takes no attributes, got \"", to_string(attr), "\""));
+  }
+  problem prob;
+  prob.dir = direction::backward;
+  // The gradient of softmax_inf_as_zero is the softmax one (an all -Inf row has dst = 0).
+  prob.alg = alg == softmax_alg::logsoftmax ? softmax_alg::logsoftmax : softmax_alg::softmax;
+  prob.axis = axis;
+  prob.in0 = dst;
+  prob.in1 = diff_dst;
+  if (diff_src.kind() == format_kind::any) {
+    TESSERA_ASSIGN_OR_RETURN(prob.out, dense_like(diff_dst, diff_src.dt()));
+  } else {
+    prob.out = diff_src;
+  }
+  TESSERA_ASSIGN_OR_RETURN(auto p, cached_plan(prob, options));
+  return softmax_backward(std::move(p));
+}
+
+absl::Status softmax_backward::execute(const exec_args& args) const {
+  const plan& pl = *plan_;
+  verbose_exec trace([&] { return describe(pl); });
+  TESSERA_ASSIGN_OR_RETURN(bound y, bind(args, arg::dst, pl.prob.in0));
+  TESSERA_ASSIGN_OR_RETURN(bound dy, bind(args, arg::diff_dst, pl.prob.in1));
+  TESSERA_ASSIGN_OR_RETURN(bound dx, bind(args, arg::diff_src, pl.prob.out));
+  TESSERA_RETURN_IF_ERROR(
+      check_aliasing(dy, pl.prob.in1, "diff_dst", dx, pl.prob.out, "diff_src"));
+  // diff_src may not alias dst: dst is read again after diff_src is written.
+  if (y.bytes > 0 && dx.bytes > 0) {
+    const auto* a = static_cast<const char*>(y.data);
+    const auto* b = static_cast<const char*>(dx.data);
+    if (a < b + dx.bytes && b < a + y.bytes) {
+      return absl::InvalidArgumentError("softmax backward: diff_src overlaps dst");
+    }
+  }
+  run(pl, y.data, dy.data, const_cast<void*>(dx.data), 1.f);
+  trace.commit();
+  return absl::OkStatus();
+}
+
+const std::string& softmax_backward::impl_name() const { return plan_->impl_name; }
+const memory_desc& softmax_backward::diff_src_desc() const { return plan_->prob.out; }
+const memory_desc& softmax_backward::diff_dst_desc() const { return plan_->prob.in1; }
+const memory_desc& softmax_backward::dst_desc() const { return plan_->prob.in0; }
+softmax_alg softmax_backward::alg() const { return plan_->prob.alg; }
+int softmax_backward::axis() const { return plan_->prob.axis; }
+
+}  // namespace tessera
