@@ -143,10 +143,12 @@ constexpr layout_result try_make_layout(const tag_layout& t, std::span<const dim
 template <fixed_string Tag, dim_t... Dims>
 struct static_layout {
  private:
+  // Not constexpr: reached only when the dims do not fit the tag (rank, negative, overflow).
+  static void dims_are_invalid_for_the_tag() {}
   static consteval layout make() {
     constexpr std::array<dim_t, sizeof...(Dims)> dims{Dims...};
     layout_result r = try_make_layout(tessera::tag<Tag, int(sizeof...(Dims))>, dims);
-    if (!r.ok()) internal::format_tag_is_invalid(tag_error::none, r.dim);  // bad dims: no constant
+    if (!r.ok()) dims_are_invalid_for_the_tag();
     return r.value;
   }
 

@@ -6,10 +6,6 @@
 #include "absl/strings/str_cat.h"
 
 namespace tessera {
-namespace internal {
-void format_tag_is_invalid(tag_error, int) {}
-}  // namespace internal
-
 absl::Status tag_parse_error(absl::string_view tag, const tag_parse_result& r, int rank) {
   std::string where;
   if (r.position >= 0 && r.position < static_cast<int>(tag.size())) {

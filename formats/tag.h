@@ -36,13 +36,32 @@ constexpr tag_parse_result try_parse_tag(std::string_view tag, int rank = -1) {
 
 namespace internal {
 // Deliberately not constexpr: reaching it while compiling is how a bad tag becomes a compile
-// error; the compiler's note shows the tag_error and the fixed_string holding the tag.
-void format_tag_is_invalid(tag_error why, int position);
+// error; the compiler's note names the broken rule (the template argument) and the tag.
+template <tag_error Why>
+void format_tag_is_invalid() {}
+
+consteval void reject_tag(tag_error why) {
+  switch (why) {
+#define TESSERA_REJECT_(e) \
+  case tag_error::e: format_tag_is_invalid<tag_error::e>(); break;
+    TESSERA_REJECT_(empty) TESSERA_REJECT_(too_long) TESSERA_REJECT_(undef)
+    TESSERA_REJECT_(bad_character) TESSERA_REJECT_(bad_domain_letter)
+    TESSERA_REJECT_(duplicate_dim) TESSERA_REJECT_(skipped_dim) TESSERA_REJECT_(too_many_dims)
+    TESSERA_REJECT_(uppercase_block_letter) TESSERA_REJECT_(block_without_letter)
+    TESSERA_REJECT_(block_size_zero) TESSERA_REJECT_(block_size_too_large)
+    TESSERA_REJECT_(block_of_unblocked_dim) TESSERA_REJECT_(blocked_dim_without_block)
+    TESSERA_REJECT_(too_many_blocks) TESSERA_REJECT_(meta_x_twice)
+    TESSERA_REJECT_(meta_x_uppercase) TESSERA_REJECT_(meta_x_needs_rank)
+    TESSERA_REJECT_(meta_x_rank_too_small) TESSERA_REJECT_(rank_mismatch)
+#undef TESSERA_REJECT_
+    case tag_error::none: break;
+  }
+}
 
 template <fixed_string Tag, int Rank>
 consteval tag_layout parse_tag_or_compile_error() {
   tag_parse_result r = parse_tag(Tag.view(), Rank);
-  if (!r.ok()) format_tag_is_invalid(r.error, r.position);
+  reject_tag(r.error);
   return r.layout;
 }
 }  // namespace internal

@@ -1,0 +1,179 @@
+#include "tessera/formats/algebra.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace tessera {
+
+absl::StatusOr<tag_layout> permute_tag(const tag_layout& t, absl::Span<const int> perm) {
+  tag_layout r = permute(t, std::span<const int>(perm.data(), perm.size()));
+  if (r.rank < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("permutation {", absl::StrJoin(perm, ","), "} of tag '", to_string(t),
+                     "' is invalid: it must list each of 0..", t.rank - 1, " exactly once"));
+  }
+  return r;
+}
+
+absl::StatusOr<tag_layout> block_tag(const tag_layout& t, int dim, dim_t size) {
+  tag_layout r = block(t, dim, size);
+  if (r.rank < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "block(", to_string(t), ", dim ", dim, ", size ", size,
+        ") is invalid: dim must be in [0, ", t.rank, "), size in [1, 2^31] with the dim's block "
+        "product within 2^31, and a tag holds at most ", kMaxRank, " blocks"));
+  }
+  return r;
+}
+
+absl::StatusOr<layout> permute(const layout& l, absl::Span<const int> perm) {
+  absl::StatusOr<tag_layout> t = permute_tag(l.tag(), perm);
+  if (!t.ok()) return t.status();
+  std::array<dim_t, kMaxRank> dims{};
+  for (int d = 0; d < l.rank(); ++d) dims[perm[d]] = l.dims()[d];
+  return make_layout(*t, absl::Span<const dim_t>(dims.data(), l.rank()));
+}
+
+absl::StatusOr<node_list> nodes_of(const memory_desc& md) {
+  if (md.kind() != format_kind::blocked) {
+    return absl::InvalidArgumentError(
+        "nodes_of: the memory_desc is not blocked (format_kind any or undef has no layout)");
+  }
+  const blocking_desc& b = md.blocking();
+  node_list r;
+  r.rank = md.rank();
+  std::array<dim_t, kMaxRank> block{};
+  for (int d = 0; d < r.rank; ++d) {
+    r.dims[d] = md.padded_dims()[d];
+    block[d] = 1;
+  }
+  dim_t tile = 1;
+  for (int k = 0; k < b.inner_nblks; ++k) {
+    block[b.inner_idxs[k]] *= b.inner_blks[k];
+    tile *= b.inner_blks[k];
+  }
+  std::array<int, kMaxRank> order{};
+  for (int d = 0; d < r.rank; ++d) order[d] = d;
+  // Memory order: larger stride outside; ties (size-1 dims) keep the logical order.
+  std::stable_sort(order.begin(), order.begin() + r.rank,
+                   [&](int x, int y) { return b.strides[x] > b.strides[y]; });
+  for (int k = 0; k < r.rank; ++k) {
+    const int d = order[k];
+    r.nodes[r.count++] = {r.dims[d] / block[d], b.strides[d], d, block[d]};
+  }
+  std::array<dim_t, kMaxRank> rest = block;
+  for (int k = 0; k < b.inner_nblks; ++k) {
+    const int d = b.inner_idxs[k];
+    rest[d] /= b.inner_blks[k];
+    tile /= b.inner_blks[k];
+    r.nodes[r.count++] = {b.inner_blks[k], tile, d, rest[d]};
+  }
+  return r;
+}
+
+namespace {
+
+struct component {
+  dim_t size;
+  dim_t divisor;
+  int dim;
+  dim_t src_stride;
+  dim_t dst_stride;
+};
+
+// The stride of the component [divisor, divisor * size) of `dim` in `nodes`, or -1 when no
+// single node holds it.
+dim_t stride_of(const node_list& nodes, int dim, dim_t divisor, dim_t size) {
+  for (const layout_node& n : nodes.view()) {
+    if (n.dim != dim || divisor < n.divisor || divisor % n.divisor != 0) continue;
+    if (divisor * size > n.divisor * n.size) continue;
+    return n.stride * (divisor / n.divisor);
+  }
+  return -1;
+}
+
+}  // namespace
+
+absl::StatusOr<loop_nest> joint_coalesce(const node_list& src, const node_list& dst) {
+  if (src.rank != dst.rank) {
+    return absl::InvalidArgumentError(absl::StrCat("joint_coalesce: source rank ", src.rank,
+                                                   " differs from destination rank ", dst.rank));
+  }
+  loop_nest nest;
+  for (int d = 0; d < src.rank; ++d) {
+    if (src.dims[d] != dst.dims[d]) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "joint_coalesce: dim ", d, " covers ", src.dims[d], " in the source and ", dst.dims[d],
+          " in the destination (padded dims must agree)"));
+    }
+    if (src.dims[d] == 0) {
+      nest.count = 1;
+      nest.loops[0] = {0, 0, 0};
+      return nest;
+    }
+  }
+  std::vector<component> comps;
+  for (int d = 0; d < src.rank; ++d) {
+    std::vector<dim_t> bounds = {1, src.dims[d]};
+    for (const node_list* list : {&src, &dst}) {
+      for (const layout_node& n : list->view()) {
+        if (n.dim != d) continue;
+        bounds.push_back(n.divisor);
+        bounds.push_back(n.divisor * n.size);
+      }
+    }
+    std::sort(bounds.begin(), bounds.end());
+    bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
+    for (size_t j = 0; j + 1 < bounds.size(); ++j) {
+      if (bounds[j + 1] % bounds[j] != 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "joint_coalesce: the blocks of dim ", d, " do not nest: ", bounds[j], " does not divide ",
+            bounds[j + 1], " (source and destination blocks must divide each other)"));
+      }
+      const dim_t size = bounds[j + 1] / bounds[j];
+      const dim_t s = stride_of(src, d, bounds[j], size);
+      const dim_t t = stride_of(dst, d, bounds[j], size);
+      if (s < 0 || t < 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "joint_coalesce: dim ", d, " block [", bounds[j], ", ", bounds[j + 1],
+            ") is split across nodes that are not contiguous in the ",
+            s < 0 ? "source" : "destination"));
+      }
+      comps.push_back({size, bounds[j], d, s, t});
+    }
+  }
+  std::stable_sort(comps.begin(), comps.end(), [](const component& a, const component& b) {
+    if (a.dst_stride != b.dst_stride) return a.dst_stride > b.dst_stride;
+    return a.src_stride > b.src_stride;
+  });
+  for (const component& c : comps) {
+    if (nest.count > 0) {
+      joint_loop& prev = nest.loops[nest.count - 1];
+      if (prev.src_stride == c.src_stride * c.size && prev.dst_stride == c.dst_stride * c.size) {
+        prev = {prev.size * c.size, c.src_stride, c.dst_stride};
+        continue;
+      }
+    }
+    if (nest.count == kMaxNodes) {
+      return absl::InternalError("joint_coalesce: more than kMaxNodes loops");
+    }
+    nest.loops[nest.count++] = {c.size, c.src_stride, c.dst_stride};
+  }
+  return nest;
+}
+
+std::string to_string(const loop_nest& nest) {
+  std::string s;
+  for (const joint_loop& l : nest.view()) {
+    absl::StrAppend(&s, s.empty() ? "" : " ", "{", l.size, ": ", l.src_stride, ",", l.dst_stride,
+                    "}");
+  }
+  return s;
+}
+
+}  // namespace tessera
