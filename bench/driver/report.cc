@@ -57,7 +57,10 @@ void reporter::add(int64_t index, const std::string& repro, const outcome& o) {
   if (o.perf) {
     const perf_figures& p = *o.perf;
     absl::StrAppend(&line, absl::StrFormat(" %.4f ms %.2f GB/s %.2f of memcpy", p.median_ms, p.gbps, p.copy_frac));
-    if (p.onednn_ms) absl::StrAppend(&line, absl::StrFormat(" | oneDNN %.4f ms, x%.2f", *p.onednn_ms, *p.ratio));
+  }
+  if (o.onednn_ms) {
+    absl::StrAppend(&line, absl::StrFormat(" | oneDNN %.4f ms [%s]", *o.onednn_ms, o.onednn_impl));
+    if (auto r = o.ratio()) absl::StrAppend(&line, absl::StrFormat(" speedup x%.2f", *r));
   }
   absl::StrAppend(&line, " __REPRO: ", repro);
   std::fprintf(out_, "%s\n", line.c_str());
@@ -99,11 +102,12 @@ absl::Status write_perf_csv(const std::string& path, const std::vector<report_ro
     if (r.result.perf) {
       const perf_figures& p = *r.result.perf;
       f << p.threads << "," << absl::StrFormat("%.6f,%.4f,%.4f", p.median_ms, p.gbps, p.copy_frac) << ",";
-      if (p.onednn_ms) f << absl::StrFormat("%.6f,%.4f", *p.onednn_ms, *p.ratio);
-      else f << ",";
     } else {
-      f << ",,,,,";
+      f << ",,,,";
     }
+    if (r.result.onednn_ms) f << absl::StrFormat("%.6f", *r.result.onednn_ms);
+    f << ",";
+    if (auto ratio = r.result.ratio()) f << absl::StrFormat("%.4f", *ratio);
     f << "\n";
   }
   if (!f) return absl::InternalError(absl::StrCat("--perf-csv=", path, ": write failed"));

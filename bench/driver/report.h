@@ -29,8 +29,6 @@ struct perf_figures {
   double median_ms = 0;
   double gbps = 0;
   double copy_frac = 0;  // our GB/s over a same-run memcpy's GB/s of the same bytes
-  std::optional<double> onednn_ms;
-  std::optional<double> ratio;  // onednn_ms / median_ms: > 1 means Tessera is faster
 };
 
 struct outcome {
@@ -38,7 +36,14 @@ struct outcome {
   std::string reason;  // SKIPPED / UNIMPLEMENTED / INVALID_ARGUMENTS / FAILED detail
   std::string impl;
   std::string note;    // extra information (e.g. the oneDNN comparison) printed after the line
-  std::optional<perf_figures> perf;
+  std::optional<perf_figures> perf;   // Tessera's figures (absent when not timed)
+  std::optional<double> onednn_ms;     // oneDNN 2.6.3 on the same problem, same run
+  std::string onednn_impl;
+  // onednn_ms / Tessera's median_ms: > 1 means Tessera is faster.
+  std::optional<double> ratio() const {
+    if (!perf || !onednn_ms || perf->median_ms <= 0) return std::nullopt;
+    return *onednn_ms / perf->median_ms;
+  }
 };
 
 struct report_row {
