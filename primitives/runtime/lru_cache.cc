@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <mutex>
 
-#include "absl/base/call_once.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 
@@ -13,7 +13,7 @@ namespace tessera {
 namespace {
 
 std::atomic<int> g_capacity{kDefaultPrimitiveCacheCapacity};
-absl::once_flag g_env_once;
+std::once_flag g_env_once;
 
 void read_environment() {
   const char* env = std::getenv("TESSERA_PRIMITIVE_CACHE_CAPACITY");
@@ -32,7 +32,7 @@ void read_environment() {
 }  // namespace
 
 int primitive_cache_capacity() {
-  absl::call_once(g_env_once, read_environment);
+  std::call_once(g_env_once, read_environment);
   return g_capacity.load(std::memory_order_relaxed);
 }
 
@@ -41,7 +41,7 @@ absl::Status set_primitive_cache_capacity(int capacity) {
     return absl::InvalidArgumentError(absl::StrCat(
         "set_primitive_cache_capacity(", capacity, "): the capacity must be >= 0 (0 disables caching)"));
   }
-  absl::call_once(g_env_once, read_environment);  // the environment must not override this later
+  std::call_once(g_env_once, read_environment);  // the environment must not override this later
   g_capacity.store(capacity, std::memory_order_relaxed);
   return absl::OkStatus();
 }

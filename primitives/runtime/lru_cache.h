@@ -18,6 +18,7 @@
 #include <functional>
 #include <list>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <utility>
 
@@ -25,7 +26,6 @@
 #include "absl/hash/hash.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 
 namespace tessera {
 
@@ -52,7 +52,7 @@ class lru_cache {
 
   // The value for key (marked most recently used), or nullptr. Counts a hit or a miss.
   value_ptr find(const Key& key) {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     trim(capacity());
     auto it = index_.find(key);
     if (it == index_.end()) {
@@ -67,7 +67,7 @@ class lru_cache {
   // Inserts value unless key is present; returns what the cache holds for key afterwards (the
   // existing value if there was one; `value` itself when the capacity is 0).
   value_ptr insert(const Key& key, value_ptr value) {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     const int cap = capacity();
     trim(cap);
     if (cap == 0) return value;
@@ -95,34 +95,34 @@ class lru_cache {
   }
 
   void clear() {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     index_.clear();
     order_.clear();
   }
   // Entries now (may exceed capacity() until the next use after the capacity shrank).
   int64_t size() const {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     return static_cast<int64_t>(order_.size());
   }
   int capacity() const { return fixed_capacity_ ? *fixed_capacity_ : primitive_cache_capacity(); }
 
   int64_t hits() const {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     return hits_;
   }
   int64_t misses() const {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     return misses_;
   }
   void reset_counters() {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     hits_ = misses_ = 0;
   }
 
  private:
   using entry = std::pair<Key, value_ptr>;
 
-  void trim(int cap) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+  void trim(int cap) {  // mu_ held
     while (static_cast<int64_t>(order_.size()) > cap) {
       index_.erase(order_.back().first);
       order_.pop_back();
@@ -130,11 +130,13 @@ class lru_cache {
   }
 
   const std::optional<int> fixed_capacity_{};
-  mutable absl::Mutex mu_;
-  std::list<entry> order_ ABSL_GUARDED_BY(mu_);  // most recently used first
-  absl::flat_hash_map<Key, typename std::list<entry>::iterator, Hash, Eq> index_ ABSL_GUARDED_BY(mu_);
-  int64_t hits_ ABSL_GUARDED_BY(mu_) = 0;
-  int64_t misses_ ABSL_GUARDED_BY(mu_) = 0;
+  // std::mutex, not absl::Mutex: Debian's Abseil is not built with TSan annotations, so TSan
+  // could not see absl::Mutex synchronise.
+  mutable std::mutex mu_;
+  std::list<entry> order_;  // most recently used first
+  absl::flat_hash_map<Key, typename std::list<entry>::iterator, Hash, Eq> index_;
+  int64_t hits_ = 0;
+  int64_t misses_ = 0;
 };
 
 }  // namespace tessera

@@ -4,12 +4,13 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
+#include <thread>
 #include <utility>
+#include <vector>
 
-#include "absl/base/call_once.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
 #include "oneapi/tbb/blocked_range.h"
 #include "oneapi/tbb/info.h"
 #include "oneapi/tbb/parallel_for.h"
@@ -54,11 +55,53 @@ class tbb_pool final : public thread_pool {
   tbb::task_arena arena_;
 };
 
+// Under ThreadSanitizer the built-in pool runs on plain std::threads: Debian's libtbb is not
+// instrumented, so TSan cannot see oneTBB's synchronisation and reports races inside oneTBB's
+// own inline code. Kernels' chunk bodies are checked all the same.
+class std_thread_pool final : public thread_pool {
+ public:
+  explicit std_thread_pool(int n) : n_(n) {}
+
+  int num_threads() const override { return n_; }
+
+  void parallel_for(int64_t n, int64_t chunk,
+                    absl::FunctionRef<void(int64_t, int64_t)> fn) override {
+    const int64_t nchunks = ceil_div(n, chunk);
+    auto run = [&](int64_t i) {
+      const int64_t begin = i * chunk;
+      fn(begin, n - begin <= chunk ? n : begin + chunk);
+    };
+    std::vector<std::thread> helpers;
+    for (int64_t i = 1; i < nchunks; ++i) helpers.emplace_back(run, i);
+    run(0);
+    for (std::thread& t : helpers) t.join();
+  }
+
+ private:
+  const int n_;
+};
+
+#if defined(__SANITIZE_THREAD__)
+#define TESSERA_THREAD_SANITIZER_ 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TESSERA_THREAD_SANITIZER_ 1
+#endif
+#endif
+
+#ifdef TESSERA_THREAD_SANITIZER_
+using builtin_pool = std_thread_pool;
+#else
+using builtin_pool = tbb_pool;
+#endif
+
 struct runtime_threads {
-  absl::Mutex mu;
-  int configured ABSL_GUARDED_BY(mu) = 1;
-  std::shared_ptr<thread_pool> user ABSL_GUARDED_BY(mu);
-  std::shared_ptr<thread_pool> builtin ABSL_GUARDED_BY(mu);  // created on first use
+  // std::mutex, not absl::Mutex: TSan sees its synchronisation (Debian's Abseil is not
+  // instrumented).
+  std::mutex mu;
+  int configured = 1;                     // guarded by mu
+  std::shared_ptr<thread_pool> user;      // guarded by mu
+  std::shared_ptr<thread_pool> builtin;   // guarded by mu; created on first use
 };
 
 runtime_threads& state() {
@@ -68,7 +111,7 @@ runtime_threads& state() {
 
 // 0 until initialised; then the number of threads parallel_for may use (1 = run inline).
 std::atomic<int> g_effective_threads{0};
-absl::once_flag g_env_once;
+std::once_flag g_env_once;
 
 void read_environment() {
   int n = static_cast<int>(std::clamp<int64_t>(tbb::info::default_concurrency(), 1, kMaxThreads));
@@ -84,7 +127,7 @@ void read_environment() {
     }
   }
   runtime_threads& s = state();
-  absl::MutexLock lock(&s.mu);
+  std::lock_guard<std::mutex> lock(s.mu);
   s.configured = n;
   g_effective_threads.store(n, std::memory_order_relaxed);
 }
@@ -92,15 +135,15 @@ void read_environment() {
 int effective_threads() {
   int t = g_effective_threads.load(std::memory_order_relaxed);
   if (t != 0) [[likely]] return t;
-  absl::call_once(g_env_once, read_environment);
+  std::call_once(g_env_once, read_environment);
   return g_effective_threads.load(std::memory_order_relaxed);
 }
 
 std::shared_ptr<thread_pool> current_pool() {
   runtime_threads& s = state();
-  absl::MutexLock lock(&s.mu);
+  std::lock_guard<std::mutex> lock(s.mu);
   if (s.user) return s.user;
-  if (!s.builtin) s.builtin = std::make_shared<tbb_pool>(s.configured);
+  if (!s.builtin) s.builtin = std::make_shared<builtin_pool>(s.configured);
   return s.builtin;
 }
 
@@ -109,7 +152,7 @@ std::shared_ptr<thread_pool> current_pool() {
 int num_threads() {
   effective_threads();
   runtime_threads& s = state();
-  absl::MutexLock lock(&s.mu);
+  std::lock_guard<std::mutex> lock(s.mu);
   return s.user ? std::max(1, s.user->num_threads()) : s.configured;
 }
 
@@ -120,7 +163,7 @@ absl::Status set_num_threads(int n) {
   }
   effective_threads();  // the environment must not override this call later
   runtime_threads& s = state();
-  absl::MutexLock lock(&s.mu);
+  std::lock_guard<std::mutex> lock(s.mu);
   if (s.user) {
     return absl::FailedPreconditionError(
         absl::StrCat("set_num_threads(", n,
@@ -138,7 +181,7 @@ absl::Status set_num_threads(int n) {
 void set_thread_pool(std::shared_ptr<thread_pool> pool) {
   effective_threads();
   runtime_threads& s = state();
-  absl::MutexLock lock(&s.mu);
+  std::lock_guard<std::mutex> lock(s.mu);
   s.user = std::move(pool);
   g_effective_threads.store(s.user ? std::max(1, s.user->num_threads()) : s.configured,
                             std::memory_order_relaxed);

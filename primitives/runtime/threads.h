@@ -11,7 +11,8 @@
 //   tessera::set_thread_pool(std::make_shared<my_pool>());  // inject your own pool
 //   tessera::set_thread_pool(nullptr);                      // back to the built-in oneTBB pool
 //
-// The default pool is a oneTBB task_arena sized to the thread count. The thread count starts at
+// The default pool is a oneTBB task_arena sized to the thread count (in ThreadSanitizer builds,
+// plain std::threads: TSan cannot see synchronisation inside Debian's uninstrumented libtbb). The thread count starts at
 // TESSERA_NUM_THREADS (environment, read once; a positive integer) or else at the number of
 // hardware threads oneTBB sees. Every function here may be called from many threads at once;
 // changing the count or the pool while other threads run parallel_for is safe (calls already

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <mutex>
 #include <thread>
 #include <utility>
 #include <vector>
 
-#include "absl/synchronization/mutex.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -17,10 +17,10 @@ using ::testing::HasSubstr;
 
 // Runs parallel_for and returns every (begin, end) it produced, sorted.
 std::vector<std::pair<int64_t, int64_t>> chunks_of(int64_t n, int64_t min_chunk) {
-  absl::Mutex mu;
+  std::mutex mu;
   std::vector<std::pair<int64_t, int64_t>> chunks;
   parallel_for(n, min_chunk, [&](int64_t b, int64_t e) {
-    absl::MutexLock lock(&mu);
+    std::lock_guard<std::mutex> lock(mu);
     chunks.emplace_back(b, e);
   });
   std::sort(chunks.begin(), chunks.end());

@@ -28,8 +28,10 @@ bool init_verbose_from_env() {
 
 namespace {
 
-absl::Mutex& sink_mutex() {
-  static auto* mu = new absl::Mutex;
+// std::mutex, not absl::Mutex: TSan sees its synchronisation (Debian's Abseil is not
+// instrumented).
+std::mutex& sink_mutex() {
+  static auto* mu = new std::mutex;
   return *mu;
 }
 verbose_capture* g_capture = nullptr;  // guarded by sink_mutex()
@@ -45,7 +47,7 @@ std::string format_verbose_line(const verbose_record& r, double time_ms) {
 
 void emit_verbose_line(const verbose_record& record, double time_ms) {
   std::string line = format_verbose_line(record, time_ms);
-  absl::MutexLock lock(&sink_mutex());
+  std::lock_guard<std::mutex> lock(sink_mutex());
   if (g_capture != nullptr) {
     g_capture->append(std::move(line));
     return;
@@ -56,13 +58,13 @@ void emit_verbose_line(const verbose_record& record, double time_ms) {
 }
 
 verbose_capture::verbose_capture() {
-  absl::MutexLock lock(&sink_mutex());
+  std::lock_guard<std::mutex> lock(sink_mutex());
   previous_ = g_capture;
   g_capture = this;
 }
 
 verbose_capture::~verbose_capture() {
-  absl::MutexLock lock(&sink_mutex());
+  std::lock_guard<std::mutex> lock(sink_mutex());
   // Captures are scoped, so this one is the innermost; unlink it wherever it is to stay safe.
   if (g_capture == this) {
     g_capture = previous_;
@@ -77,12 +79,12 @@ verbose_capture::~verbose_capture() {
 }
 
 std::vector<std::string> verbose_capture::lines() const {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   return lines_;
 }
 
 void verbose_capture::append(std::string line) {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   lines_.push_back(std::move(line));
 }
 

@@ -30,11 +30,11 @@
 
 #include <atomic>
 #include <chrono>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "absl/synchronization/mutex.h"
 
 namespace tessera {
 
@@ -113,8 +113,8 @@ class verbose_capture {
   friend void emit_verbose_line(const verbose_record&, double);
   void append(std::string line);
 
-  mutable absl::Mutex mu_;
-  std::vector<std::string> lines_ ABSL_GUARDED_BY(mu_);
+  mutable std::mutex mu_;
+  std::vector<std::string> lines_;
   verbose_capture* previous_;
 };
 
