@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <string>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "tessera/core/data_type.h"
@@ -53,8 +54,11 @@ class memory_desc {
 
   // A plain (unblocked) layout from explicit strides, in elements. Rejects (with the bad value
   // named) rank > 12, negative dims, negative strides, strides that make two elements overlap
-  // (the spec's rule: after sorting by stride, strides[i] >= strides[j] * dims[j]), sizes whose
-  // byte count overflows int64.
+  // (the spec's rule: after sorting by stride, strides[i] >= strides[j] * dims[j]; size-1 dims
+  // take any stride), sizes whose byte count overflows int64. A stride of 0 on a dim of size > 1
+  // is an overlap and rejected (oneDNN 2.6.3 accepts it as a broadcast; Tessera writes through
+  // descriptors, so every element needs its own address). Any dim of size 0: no elements, no
+  // overlap check.
   static absl::StatusOr<memory_desc> with_strides(absl::Span<const dim_t> dims, data_type dt,
                                                   absl::Span<const dim_t> strides);
   // A general blocked layout; padded dims are the dims rounded up to the block products.
@@ -79,17 +83,23 @@ class memory_desc {
 
   // Number of logical elements (product of dims), or of padded dims.
   dim_t nelems(bool with_padding = false) const;
-  // Bytes a buffer must have: (largest reachable offset + 1) * element size, padding and offset0
-  // included; 0 when some dim is 0. Like oneDNN's get_size().
+  // Bytes a buffer must have, padding included: oneDNN's get_size() (the largest outer extent
+  // max_d(padded_dims[d] / B_d * strides[d]), or the inner block if larger) plus offset0 elements.
+  // 0 when some dim is 0 and for `any`/undef. oneDNN 2.6.3 returns 0 whenever offset0 != 0
+  // (submemory); Tessera counts from the start of the parent's buffer instead. Rank 0 is a
+  // scalar: one element.
   int64_t size_bytes() const;
-  // Element offset (offset0 included) of a logical index; index must be within padded dims.
+  // Element offset (offset0 and padded_offsets included) of a logical index; index must be within
+  // padded dims (not checked: this is the hot query). 0 for `any`/undef.
   dim_t offset(absl::Span<const dim_t> index) const;
 
   // No inner blocks.
   bool is_plain() const;
   // Has inner blocks.
   bool is_blocked() const;
-  // Plain, and its elements fill [0, nelems) without gaps (some permutation of a dense tag).
+  // Plain, and its elements fill [offset0, offset0 + nelems) without gaps (some permutation of a
+  // dense tag; size-1 dims may have any stride). Stricter than oneDNN's is_dense(), which also
+  // counts blocked layouts without padding.
   bool is_dense() const;
 
   // oneDNN's submemory_desc: a view of `sub_dims` starting at `offsets`, inheriting strides;
@@ -107,6 +117,14 @@ class memory_desc {
   friend H AbslHashValue(H h, const memory_desc& md);
 
  private:
+  // Product of the inner block sizes per dim (1 for unblocked dims), and over all blocks.
+  std::array<dim_t, kMaxRank> block_products() const;
+  dim_t inner_block_size() const;
+  absl::Status check_no_overlap() const;
+  absl::Status check_size() const;
+  // oneDNN's get_size() in elements (offset0 excluded); false on int64 overflow.
+  bool max_extent(int64_t* out) const;
+
   int rank_ = 0;
   data_type dt_ = data_type::undef;
   format_kind kind_ = format_kind::undef;
@@ -117,9 +135,10 @@ class memory_desc {
   blocking_desc blocking_{};
 };
 
+// The variable-length parts first and their lengths last (like absl's containers), so that no
+// descriptor's hash input is a suffix of another's.
 template <typename H>
 H AbslHashValue(H h, const memory_desc& md) {
-  h = H::combine(std::move(h), md.rank_, md.dt_, md.kind_, md.offset0_, md.blocking_.inner_nblks);
   for (int d = 0; d < md.rank_; ++d) {
     h = H::combine(std::move(h), md.dims_[d], md.padded_dims_[d], md.padded_offsets_[d],
                    md.blocking_.strides[d]);
@@ -127,7 +146,7 @@ H AbslHashValue(H h, const memory_desc& md) {
   for (int k = 0; k < md.blocking_.inner_nblks; ++k) {
     h = H::combine(std::move(h), md.blocking_.inner_blks[k], md.blocking_.inner_idxs[k]);
   }
-  return h;
+  return H::combine(std::move(h), md.offset0_, md.dt_, md.kind_, md.rank_, md.blocking_.inner_nblks);
 }
 
 }  // namespace tessera

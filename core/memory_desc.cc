@@ -1,0 +1,523 @@
+#include "tessera/core/memory_desc.h"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "tessera/core/status.h"
+
+namespace tessera {
+namespace {
+
+std::string dims_str(absl::Span<const dim_t> v) { return absl::StrCat("{", absl::StrJoin(v, ","), "}"); }
+
+bool mul_overflows(int64_t a, int64_t b, int64_t* out) { return __builtin_mul_overflow(a, b, out); }
+
+absl::Status check_rank(int rank, absl::string_view what) {
+  if (rank < 0 || rank > kMaxRank) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": rank ", rank, " is out of range: must be in [0, ", kMaxRank, "]"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status check_dims(absl::Span<const dim_t> dims, data_type dt) {
+  TESSERA_RETURN_IF_ERROR(check_rank(static_cast<int>(dims.size()), "memory_desc"));
+  if (dt == data_type::undef) {
+    return absl::InvalidArgumentError("memory_desc: data type is undef: a tensor needs an element type");
+  }
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (dims[d] < 0) {
+      return absl::InvalidArgumentError(absl::StrCat("memory_desc: dims[", d, "] = ", dims[d],
+                                                     " is negative in dims ", dims_str(dims)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+// ---------- construction ----------
+
+absl::StatusOr<memory_desc> memory_desc::with_strides(absl::Span<const dim_t> dims, data_type dt,
+                                                      absl::Span<const dim_t> strides) {
+  if (strides.size() != dims.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("memory_desc: strides ", dims_str(strides),
+                                                   " have ", strides.size(), " entries but dims ",
+                                                   dims_str(dims), " have ", dims.size()));
+  }
+  TESSERA_RETURN_IF_ERROR(check_dims(dims, dt));
+  blocking_desc b;
+  std::copy(strides.begin(), strides.end(), b.strides.begin());
+  return with_blocking(dims, dt, b);
+}
+
+absl::StatusOr<memory_desc> memory_desc::with_blocking(absl::Span<const dim_t> dims, data_type dt,
+                                                       const blocking_desc& blocking) {
+  TESSERA_RETURN_IF_ERROR(check_dims(dims, dt));
+  const int rank = static_cast<int>(dims.size());
+  memory_desc md;
+  md.rank_ = rank;
+  md.dt_ = dt;
+  md.kind_ = format_kind::blocked;
+  std::copy(dims.begin(), dims.end(), md.dims_.begin());
+  md.blocking_.inner_nblks = blocking.inner_nblks;
+
+  if (blocking.inner_nblks < 0 || blocking.inner_nblks > kMaxRank) {
+    return absl::InvalidArgumentError(absl::StrCat("memory_desc: inner_nblks = ", blocking.inner_nblks,
+                                                   " is out of range: must be in [0, ", kMaxRank, "]"));
+  }
+  std::array<dim_t, kMaxRank> block_of{};
+  block_of.fill(1);
+  for (int k = 0; k < blocking.inner_nblks; ++k) {
+    const dim_t size = blocking.inner_blks[k];
+    const int idx = blocking.inner_idxs[k];
+    if (size < 1) {
+      return absl::InvalidArgumentError(absl::StrCat("memory_desc: inner block ", k, " has size ", size,
+                                                     ": block sizes must be positive"));
+    }
+    if (idx < 0 || idx >= rank) {
+      return absl::InvalidArgumentError(absl::StrCat("memory_desc: inner block ", k, " blocks dim ", idx,
+                                                     ", which is not a dim of a rank-", rank, " tensor"));
+    }
+    if (mul_overflows(block_of[idx], size, &block_of[idx])) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("memory_desc: the inner blocks of dim ", idx, " multiply past 2^63"));
+    }
+    md.blocking_.inner_blks[k] = size;
+    md.blocking_.inner_idxs[k] = idx;
+  }
+  for (int d = 0; d < rank; ++d) {
+    const dim_t stride = blocking.strides[d];
+    if (stride < 0) {
+      return absl::InvalidArgumentError(absl::StrCat("memory_desc: strides[", d, "] = ", stride,
+                                                     " is negative; strides must be >= 0"));
+    }
+    md.blocking_.strides[d] = stride;
+    // Padded dims: the dims rounded up to a multiple of their block product.
+    const dim_t blocks = (dims[d] + block_of[d] - 1) / block_of[d];
+    if (dims[d] > std::numeric_limits<dim_t>::max() - block_of[d] ||
+        mul_overflows(blocks, block_of[d], &md.padded_dims_[d])) {
+      return absl::InvalidArgumentError(absl::StrCat("memory_desc: dims[", d, "] = ", dims[d],
+                                                     " padded to a multiple of ", block_of[d],
+                                                     " overflows int64"));
+    }
+  }
+  TESSERA_RETURN_IF_ERROR(md.check_no_overlap());
+  TESSERA_RETURN_IF_ERROR(md.check_size());
+  return md;
+}
+
+absl::StatusOr<memory_desc> memory_desc::any(absl::Span<const dim_t> dims, data_type dt) {
+  TESSERA_RETURN_IF_ERROR(check_dims(dims, dt));
+  memory_desc md;
+  md.rank_ = static_cast<int>(dims.size());
+  md.dt_ = dt;
+  md.kind_ = format_kind::any;
+  std::copy(dims.begin(), dims.end(), md.dims_.begin());
+  std::copy(dims.begin(), dims.end(), md.padded_dims_.begin());
+  dim_t n = 1;
+  for (dim_t d : dims) {
+    if (mul_overflows(n, d, &n)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("memory_desc: the element count of dims ", dims_str(dims), " overflows int64"));
+    }
+  }
+  return md;
+}
+
+// ---------- validation helpers ----------
+
+std::array<dim_t, kMaxRank> memory_desc::block_products() const {
+  std::array<dim_t, kMaxRank> b{};
+  b.fill(1);
+  for (int k = 0; k < blocking_.inner_nblks; ++k) b[blocking_.inner_idxs[k]] *= blocking_.inner_blks[k];
+  return b;
+}
+
+dim_t memory_desc::inner_block_size() const {
+  dim_t s = 1;
+  for (int k = 0; k < blocking_.inner_nblks; ++k) s *= blocking_.inner_blks[k];
+  return s;
+}
+
+absl::Status memory_desc::check_no_overlap() const {
+  // A tensor with no element cannot overlap itself.
+  for (int d = 0; d < rank_; ++d) {
+    if (dims_[d] == 0) return absl::OkStatus();
+  }
+  const auto blocks = block_products();
+  // Walk the dims from the smallest stride up; each outer dim must start past the extent of
+  // everything inside it. Dims with one outer position do not constrain (any stride is fine).
+  std::array<int, kMaxRank> order{};
+  int n = 0;
+  for (int d = 0; d < rank_; ++d) {
+    if (padded_dims_[d] / blocks[d] > 1) order[n++] = d;
+  }
+  std::sort(order.begin(), order.begin() + n, [&](int a, int b) {
+    return blocking_.strides[a] != blocking_.strides[b] ? blocking_.strides[a] < blocking_.strides[b]
+                                                        : a > b;
+  });
+  dim_t extent = inner_block_size();  // the dense inner block comes first
+  int inside = -1;
+  for (int i = 0; i < n; ++i) {
+    const int d = order[i];
+    const dim_t stride = blocking_.strides[d];
+    if (stride < extent) {
+      std::string inner =
+          inside < 0 ? absl::StrCat("the inner block of ", extent, " elements")
+                     : absl::StrCat("dim ", inside, " (stride ", blocking_.strides[inside], " x ",
+                                    padded_dims_[inside] / blocks[inside], " positions)");
+      return absl::InvalidArgumentError(absl::StrCat(
+          "memory_desc: strides[", d, "] = ", stride, " overlaps ", inner, ": after sorting by stride ",
+          "each dim's stride must be >= the extent ", extent, " of the dims inside it (strides ",
+          dims_str(absl::MakeConstSpan(blocking_.strides.data(), rank_)), ", dims ", dims_str(dims()), ")"));
+    }
+    if (mul_overflows(stride, padded_dims_[d] / blocks[d], &extent)) {
+      return absl::InvalidArgumentError(absl::StrCat("memory_desc: strides[", d, "] = ", stride, " times ",
+                                                     padded_dims_[d] / blocks[d],
+                                                     " outer positions overflows int64"));
+    }
+    inside = d;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status memory_desc::check_size() const {
+  int64_t elems = 0;
+  if (!max_extent(&elems)) {
+    return absl::InvalidArgumentError(absl::StrCat("memory_desc: the size of dims ", dims_str(dims()),
+                                                   " with strides ",
+                                                   dims_str(absl::MakeConstSpan(blocking_.strides.data(), rank_)),
+                                                   " overflows int64"));
+  }
+  int64_t total = 0, bits = 0;
+  if (__builtin_add_overflow(elems, offset0_, &total) || mul_overflows(total, bits_of(dt_), &bits)) {
+    return absl::InvalidArgumentError(absl::StrCat("memory_desc: ", total, " elements of ", name_of(dt_),
+                                                   " (dims ", dims_str(dims()),
+                                                   ") is more bytes than int64 can count"));
+  }
+  dim_t n = 1;
+  for (int d = 0; d < rank_; ++d) {
+    if (mul_overflows(n, padded_dims_[d], &n)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("memory_desc: the element count of padded dims ", dims_str(padded_dims()),
+                       " overflows int64"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// oneDNN's get_size() in elements: the largest (outer positions x stride) over the dims, or the
+// inner block when every dim has one outer position. Rank 0 is a scalar.
+bool memory_desc::max_extent(int64_t* out) const {
+  *out = 0;
+  if (kind_ != format_kind::blocked) return true;
+  if (rank_ == 0) {
+    *out = 1;
+    return true;
+  }
+  const auto blocks = block_products();
+  int64_t max_size = 0;
+  for (int d = 0; d < rank_; ++d) {
+    if (padded_dims_[d] == 0) {
+      *out = 0;
+      return true;
+    }
+  }
+  for (int d = 0; d < rank_; ++d) {
+    int64_t s = 0;
+    if (mul_overflows(padded_dims_[d] / blocks[d], blocking_.strides[d], &s)) return false;
+    max_size = std::max(max_size, s);
+  }
+  if (max_size == 1 && blocking_.inner_nblks != 0) max_size = inner_block_size();
+  // Stride-free corner: every dim has one position and stride 0.
+  if (max_size == 0) max_size = inner_block_size();
+  *out = max_size;
+  return true;
+}
+
+// ---------- queries ----------
+
+dim_t memory_desc::nelems(bool with_padding) const {
+  if (kind_ == format_kind::undef) return 0;
+  dim_t n = 1;
+  for (int d = 0; d < rank_; ++d) n *= with_padding ? padded_dims_[d] : dims_[d];
+  return n;
+}
+
+int64_t memory_desc::size_bytes() const {
+  if (kind_ != format_kind::blocked || nelems() == 0) return 0;
+  int64_t elems = 0;
+  max_extent(&elems);  // validated at construction
+  const int64_t bits = (elems + offset0_) * bits_of(dt_);
+  return (bits + 7) / 8;
+}
+
+dim_t memory_desc::offset(absl::Span<const dim_t> index) const {
+  if (kind_ != format_kind::blocked) return 0;
+  std::array<dim_t, kMaxRank> pos{};
+  for (int d = 0; d < rank_ && d < static_cast<int>(index.size()); ++d) pos[d] = index[d] + padded_offsets_[d];
+  dim_t off = offset0_;
+  // The innermost block takes the lowest digits of its dim's index.
+  dim_t blk_stride = 1;
+  for (int k = blocking_.inner_nblks - 1; k >= 0; --k) {
+    const int d = blocking_.inner_idxs[k];
+    const dim_t size = blocking_.inner_blks[k];
+    off += (pos[d] % size) * blk_stride;
+    pos[d] /= size;
+    blk_stride *= size;
+  }
+  for (int d = 0; d < rank_; ++d) off += pos[d] * blocking_.strides[d];
+  return off;
+}
+
+bool memory_desc::is_plain() const { return kind_ == format_kind::blocked && blocking_.inner_nblks == 0; }
+
+bool memory_desc::is_blocked() const { return kind_ == format_kind::blocked && blocking_.inner_nblks > 0; }
+
+bool memory_desc::is_dense() const {
+  if (!is_plain()) return false;
+  if (nelems() == 0) return true;
+  std::array<int, kMaxRank> order{};
+  int n = 0;
+  for (int d = 0; d < rank_; ++d) {
+    if (dims_[d] > 1) order[n++] = d;
+  }
+  std::sort(order.begin(), order.begin() + n,
+            [&](int a, int b) { return blocking_.strides[a] < blocking_.strides[b]; });
+  dim_t expected = 1;
+  for (int i = 0; i < n; ++i) {
+    if (blocking_.strides[order[i]] != expected) return false;
+    expected *= dims_[order[i]];
+  }
+  return true;
+}
+
+// ---------- operations ----------
+
+absl::StatusOr<memory_desc> memory_desc::submemory(absl::Span<const dim_t> sub_dims,
+                                                   absl::Span<const dim_t> offsets) const {
+  if (kind_ != format_kind::blocked) {
+    return absl::InvalidArgumentError(
+        "submemory: the parent must have a concrete (blocked) layout, not 'any' or undef");
+  }
+  if (static_cast<int>(sub_dims.size()) != rank_ || static_cast<int>(offsets.size()) != rank_) {
+    return absl::InvalidArgumentError(absl::StrCat("submemory: dims ", dims_str(sub_dims), " and offsets ",
+                                                   dims_str(offsets), " must both have rank ", rank_,
+                                                   " like the parent ", dims_str(dims())));
+  }
+  const auto blocks = block_products();
+  memory_desc md = *this;
+  for (int d = 0; d < rank_; ++d) {
+    if (sub_dims[d] < 0 || offsets[d] < 0 || sub_dims[d] > dims_[d] - offsets[d]) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "submemory: dim ", d, " with size ", sub_dims[d], " at offset ", offsets[d],
+          " does not fit in the parent's [0, ", dims_[d], "): need size >= 0, offset >= 0, size + offset <= ",
+          dims_[d]));
+    }
+    if (offsets[d] % blocks[d] != 0) {
+      return absl::InvalidArgumentError(absl::StrCat("submemory: offset ", offsets[d], " on dim ", d,
+                                                     " is not a multiple of its inner block ", blocks[d]));
+    }
+    if (padded_offsets_[d] != 0) {
+      return absl::InvalidArgumentError(absl::StrCat("submemory: dim ", d, " of the parent has padded offset ",
+                                                     padded_offsets_[d], ", which oneDNN does not support"));
+    }
+    if (sub_dims[d] % blocks[d] != 0 && sub_dims[d] >= blocks[d] &&
+        offsets[d] + sub_dims[d] != dims_[d]) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "submemory: size ", sub_dims[d], " on dim ", d, " is not a multiple of its inner block ", blocks[d],
+          " (allowed only when smaller than the block or reaching the parent's end)"));
+    }
+    const bool right_border = offsets[d] + sub_dims[d] == dims_[d];
+    md.dims_[d] = sub_dims[d];
+    md.padded_dims_[d] = right_border ? padded_dims_[d] - offsets[d] : sub_dims[d];
+    md.offset0_ += offsets[d] / blocks[d] * blocking_.strides[d];
+  }
+  return md;
+}
+
+absl::StatusOr<memory_desc> memory_desc::permute_axes(absl::Span<const int> perm) const {
+  if (kind_ == format_kind::undef) {
+    return absl::InvalidArgumentError("permute_axes: the descriptor is undef");
+  }
+  if (static_cast<int>(perm.size()) != rank_) {
+    return absl::InvalidArgumentError(absl::StrCat("permute_axes: permutation {", absl::StrJoin(perm, ","),
+                                                   "} has ", perm.size(), " entries, the rank is ", rank_));
+  }
+  std::array<bool, kMaxRank> seen{};
+  for (int d = 0; d < rank_; ++d) {
+    if (perm[d] < 0 || perm[d] >= rank_ || seen[perm[d]]) {
+      return absl::InvalidArgumentError(absl::StrCat("permute_axes: {", absl::StrJoin(perm, ","),
+                                                     "} is not a permutation of 0..", rank_ - 1, ": entry ", d,
+                                                     " = ", perm[d], " is out of range or repeated"));
+    }
+    seen[perm[d]] = true;
+  }
+  memory_desc md = *this;
+  for (int d = 0; d < rank_; ++d) {
+    md.dims_[perm[d]] = dims_[d];
+    md.padded_dims_[perm[d]] = padded_dims_[d];
+    md.padded_offsets_[perm[d]] = padded_offsets_[d];
+    md.blocking_.strides[perm[d]] = blocking_.strides[d];
+  }
+  for (int k = 0; k < blocking_.inner_nblks; ++k) md.blocking_.inner_idxs[k] = perm[blocking_.inner_idxs[k]];
+  return md;
+}
+
+absl::StatusOr<memory_desc> memory_desc::reshape(absl::Span<const dim_t> new_dims) const {
+  const int o_rank = static_cast<int>(new_dims.size());
+  TESSERA_RETURN_IF_ERROR(check_rank(o_rank, "reshape"));
+  if (kind_ == format_kind::undef) return absl::InvalidArgumentError("reshape: the descriptor is undef");
+  dim_t volume = 1;
+  for (int d = 0; d < o_rank; ++d) {
+    if (new_dims[d] < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("reshape: new dims[", d, "] = ", new_dims[d], " is negative in ", dims_str(new_dims)));
+    }
+    if (mul_overflows(volume, new_dims[d], &volume)) {
+      return absl::InvalidArgumentError(absl::StrCat("reshape: new dims ", dims_str(new_dims), " overflow int64"));
+    }
+  }
+  if (volume != nelems()) {
+    return absl::InvalidArgumentError(absl::StrCat("reshape: new dims ", dims_str(new_dims), " hold ", volume,
+                                                   " elements but dims ", dims_str(dims()), " hold ", nelems()));
+  }
+  if (kind_ == format_kind::any) return any(new_dims, dt_);
+
+  memory_desc md = *this;
+  md.rank_ = o_rank;
+  md.dims_.fill(0);
+  md.padded_dims_.fill(0);
+  md.padded_offsets_.fill(0);
+  md.blocking_.strides.fill(0);
+  const auto blocks = block_products();
+  const auto& i_dims = dims_;
+  const auto& i_pdims = padded_dims_;
+  const auto& i_strides = blocking_.strides;
+  auto fail = [&](absl::string_view why) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("reshape: cannot reshape dims ", dims_str(dims()), " to ", dims_str(new_dims), ": ", why));
+  };
+
+  // Walk both shapes from the innermost dim outwards, matching groups of equal volume, as
+  // oneDNN's dnnl_memory_desc_reshape does.
+  enum class action { remove_1, add_1, keep_dim, rearrange, fail };
+  int i_end = rank_, o_end = o_rank;
+  while (i_end != 0 || o_end != 0) {
+    int i_begin = i_end, o_begin = o_end;
+    action act;
+    if (i_end > 0 && i_dims[i_end - 1] == 1) {
+      i_begin = i_end - 1;
+      if (i_pdims[i_end - 1] == 1) {
+        act = action::remove_1;
+      } else if (o_end > 0 && new_dims[o_end - 1] == 1) {
+        o_begin = o_end - 1;
+        act = action::keep_dim;
+      } else {
+        return fail(absl::StrCat("dim ", i_end - 1, " has size 1 but is padded to ", i_pdims[i_end - 1],
+                                 " and is not kept"));
+      }
+    } else if (o_end > 0 && new_dims[o_end - 1] == 1) {
+      o_begin = o_end - 1;
+      act = action::add_1;
+    } else if (i_end == 0 || o_end == 0) {
+      return fail("the dims do not pair up");
+    } else {
+      i_begin = i_end - 1;
+      o_begin = o_end - 1;
+      dim_t i_vol = i_dims[i_begin], o_vol = new_dims[o_begin];
+      act = action::keep_dim;
+      while (i_vol != o_vol) {
+        if (i_vol < o_vol) {
+          if (i_begin == 0) return fail("no group of dims has matching volume");
+          i_vol *= i_dims[--i_begin];
+          if (i_vol == 0) return fail("a zero-size dim can only be kept, not merged");
+        } else {
+          if (o_begin == 0) return fail("no group of dims has matching volume");
+          o_vol *= new_dims[--o_begin];
+          if (o_vol == 0) return fail("a zero-size dim can only be kept, not merged");
+        }
+      }
+      if (!(i_begin + 1 == i_end && o_begin + 1 == o_end)) act = action::rearrange;
+    }
+
+    switch (act) {
+      case action::remove_1:
+        break;
+      case action::add_1: {
+        dim_t stride = 1;
+        if (i_begin == rank_) {
+          stride = inner_block_size();
+        } else {
+          stride = i_strides[i_begin] * i_dims[i_begin] / blocks[i_begin];
+        }
+        md.dims_[o_begin] = 1;
+        md.padded_dims_[o_begin] = 1;
+        md.padded_offsets_[o_begin] = 0;
+        md.blocking_.strides[o_begin] = stride;
+        break;
+      }
+      case action::keep_dim:
+        md.dims_[o_begin] = i_dims[i_begin];
+        md.padded_dims_[o_begin] = i_pdims[i_begin];
+        md.padded_offsets_[o_begin] = padded_offsets_[i_begin];
+        md.blocking_.strides[o_begin] = i_strides[i_begin];
+        for (int k = 0; k < blocking_.inner_nblks; ++k) {
+          if (blocking_.inner_idxs[k] == i_begin) md.blocking_.inner_idxs[k] = o_begin;
+        }
+        break;
+      case action::rearrange: {
+        for (int d = i_end - 1; d > i_begin; --d) {
+          if (i_dims[d] * i_strides[d] != i_strides[d - 1]) {
+            return fail(absl::StrCat("dims ", i_begin, "..", i_end - 1,
+                                     " are not dense and in logical order in memory (dim ", d - 1, " has stride ",
+                                     i_strides[d - 1], ", expected ", i_dims[d] * i_strides[d], ")"));
+          }
+        }
+        for (int d = i_begin; d < i_end; ++d) {
+          if (blocks[d] != 1) return fail(absl::StrCat("dim ", d, " is blocked and cannot be split or merged"));
+        }
+        dim_t stride = i_strides[i_end - 1];
+        for (int d = o_end - 1; d >= o_begin; --d) {
+          md.dims_[d] = new_dims[d];
+          md.padded_dims_[d] = new_dims[d];
+          md.padded_offsets_[d] = 0;
+          md.blocking_.strides[d] = stride;
+          stride *= new_dims[d];
+        }
+        break;
+      }
+      case action::fail:
+        return fail("unsupported");
+    }
+    i_end = i_begin;
+    o_end = o_begin;
+  }
+  return md;
+}
+
+bool operator==(const memory_desc& a, const memory_desc& b) {
+  if (a.rank_ != b.rank_ || a.dt_ != b.dt_ || a.kind_ != b.kind_ || a.offset0_ != b.offset0_ ||
+      a.blocking_.inner_nblks != b.blocking_.inner_nblks) {
+    return false;
+  }
+  for (int d = 0; d < a.rank_; ++d) {
+    if (a.dims_[d] != b.dims_[d] || a.padded_dims_[d] != b.padded_dims_[d] ||
+        a.padded_offsets_[d] != b.padded_offsets_[d] || a.blocking_.strides[d] != b.blocking_.strides[d]) {
+      return false;
+    }
+  }
+  for (int k = 0; k < a.blocking_.inner_nblks; ++k) {
+    if (a.blocking_.inner_blks[k] != b.blocking_.inner_blks[k] ||
+        a.blocking_.inner_idxs[k] != b.blocking_.inner_idxs[k]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace tessera
