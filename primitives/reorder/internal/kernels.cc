@@ -1,0 +1,404 @@
+#include "tessera/primitives/reorder/internal/kernels.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "tessera/core/status.h"
+#include "tessera/primitives/reorder/internal/element_math.h"
+#include "tessera/primitives/runtime/threads.h"
+#include "tessera/simd/kernel_table.h"
+
+namespace tessera::reorder_internal {
+namespace {
+
+// Work smaller than this many elements is not worth a task.
+constexpr int64_t kMinElementsPerTask = 16384;
+
+int bytes_of(data_type dt) { return bits_of(dt) / 8; }
+
+// Visits every index of nodes[0, n) in row-major order from flat position begin to end, calling
+// fn with the element offsets of each operand.
+template <class F>
+void walk(const nest_box& box, size_t n, int64_t begin, int64_t end, F&& fn) {
+  if (begin >= end) return;
+  std::array<dim_t, 4 * kMaxRank> idx{};
+  strides_t off = box.base;
+  int64_t rest = begin;
+  for (size_t k = n; k-- > 0;) {
+    const nest_node& node = box.nodes[k];
+    idx[k] = rest % node.size;
+    rest /= node.size;
+    for (int op = 0; op < kOperands; ++op) off[op] += idx[k] * node.stride[op];
+  }
+  for (int64_t it = begin; it < end; ++it) {
+    fn(off);
+    for (size_t k = n; k-- > 0;) {
+      const nest_node& node = box.nodes[k];
+      ++idx[k];
+      for (int op = 0; op < kOperands; ++op) off[op] += node.stride[op];
+      if (idx[k] < node.size) break;
+      for (int op = 0; op < kOperands; ++op) off[op] -= idx[k] * node.stride[op];
+      idx[k] = 0;
+    }
+  }
+}
+
+int64_t product(const nest_box& box, size_t from, size_t to) {
+  int64_t n = 1;
+  for (size_t k = from; k < to; ++k) n *= box.nodes[k].size;
+  return n;
+}
+
+// --- generic strided: every box, every element through apply_one -------------------------------
+
+template <class S, class D>
+void strided_box(const plan& p, const exec_ctx& ctx, const nest_box& box) {
+  const size_t n = box.nodes.size();
+  const size_t outer = n == 0 ? 0 : n - 1;
+  const nest_node inner = n == 0 ? nest_node{} : box.nodes[n - 1];
+  const int64_t outer_count = product(box, 0, outer);
+  const S* src = reinterpret_cast<const S*>(ctx.src);
+  D* dst = reinterpret_cast<D*>(ctx.dst);
+  const bool bit_copy = p.bit_copy;
+  parallel_for(outer_count, std::max<int64_t>(1, kMinElementsPerTask / inner.size),
+               [&](int64_t begin, int64_t end) {
+                 walk(box, outer, begin, end, [&](strides_t off) {
+                   for (dim_t i = 0; i < inner.size; ++i) {
+                     if (bit_copy) {
+                       std::memcpy(dst + off[kDst], src + off[kSrc], sizeof(D));
+                     } else {
+                       dst[off[kDst]] = apply_one<S, D>(src[off[kSrc]], dst + off[kDst], ctx.q, off);
+                     }
+                     for (int op = 0; op < kOperands; ++op) off[op] += inner.stride[op];
+                   }
+                 });
+               });
+}
+
+void strided_box_any(const plan& p, const exec_ctx& ctx, const nest_box& box) {
+  visit_type_pair(p.src.dt(), p.dst.dt(), [&](auto s, auto d) {
+    strided_box<decltype(s), decltype(d)>(p, ctx, box);
+  });
+}
+
+void run_strided(const plan& p, const exec_ctx& ctx) {
+  for (const nest_box& box : p.nest.data) strided_box_any(p, ctx, box);
+}
+
+// --- contiguous runs: copy (bits) or convert (vector) ------------------------------------------
+
+bool innermost_contiguous(const nest_box& box) {
+  return box.nodes.empty() ||
+         (box.nodes.back().stride[kSrc] == 1 && box.nodes.back().stride[kDst] == 1);
+}
+
+// Splits the box into (outer index, piece of the innermost run) tasks and calls
+// fn(offsets of the piece's first element, length).
+template <class F>
+void for_each_run(const nest_box& box, F&& fn) {
+  const size_t n = box.nodes.size();
+  const int64_t run = n == 0 ? 1 : box.nodes.back().size;
+  const size_t outer = n == 0 ? 0 : n - 1;
+  const int64_t pieces = (run + kMinElementsPerTask - 1) / kMinElementsPerTask;
+  const int64_t piece_len = (run + pieces - 1) / pieces;
+  const int64_t tasks = product(box, 0, outer) * pieces;
+  const int64_t min_chunk = std::max<int64_t>(1, kMinElementsPerTask / run);
+  parallel_for(tasks, min_chunk, [&](int64_t begin, int64_t end) {
+    for (int64_t t = begin; t < end;) {
+      const int64_t o = t / pieces;
+      const int64_t last = std::min(end, (o + 1) * pieces);
+      walk(box, outer, o, o + 1, [&](const strides_t& off) {
+        for (int64_t k = t - o * pieces; k < last - o * pieces; ++k) {
+          const int64_t start = k * piece_len;
+          const int64_t len = std::min(run, start + piece_len) - start;
+          strides_t at = off;
+          if (n > 0) {
+            for (int op = 0; op < kOperands; ++op) at[op] += start * box.nodes.back().stride[op];
+          }
+          fn(at, len);
+        }
+      });
+      t = last;
+    }
+  });
+}
+
+void run_copy(const plan& p, const exec_ctx& ctx) {
+  const int es = bytes_of(p.dst.dt());
+  for (const nest_box& box : p.nest.data) {
+    if (!innermost_contiguous(box)) {
+      strided_box_any(p, ctx, box);
+      continue;
+    }
+    for_each_run(box, [&](const strides_t& off, int64_t len) {
+      std::memcpy(ctx.dst + off[kDst] * es, ctx.src + off[kSrc] * es, len * es);
+    });
+  }
+}
+
+void run_convert(const plan& p, const exec_ctx& ctx) {
+  const int ss = bytes_of(p.src.dt()), ds = bytes_of(p.dst.dt());
+  for (const nest_box& box : p.nest.data) {
+    if (!innermost_contiguous(box)) {
+      strided_box_any(p, ctx, box);
+      continue;
+    }
+    for_each_run(box, [&](const strides_t& off, int64_t len) {
+      p.convert(ctx.src + off[kSrc] * ss, ctx.dst + off[kDst] * ds, len, ctx.q);
+    });
+  }
+}
+
+// --- transpose: the src-contiguous node against the dst-contiguous one -------------------------
+
+// Index of the node contiguous in src (not the innermost), or -1.
+int src_contiguous_node(const nest_box& box) {
+  if (box.nodes.size() < 2 || box.nodes.back().stride[kDst] != 1) return -1;
+  for (size_t k = 0; k + 1 < box.nodes.size(); ++k) {
+    if (box.nodes[k].stride[kSrc] == 1) return static_cast<int>(k);
+  }
+  return -1;
+}
+
+void run_transpose(const plan& p, const exec_ctx& ctx) {
+  const int ss = bytes_of(p.src.dt()), ds = bytes_of(p.dst.dt());
+  constexpr int64_t kColsPerTask = 64;
+  constexpr int64_t kScratchRows = 256, kScratchCols = 16;
+  for (const nest_box& box : p.nest.data) {
+    const int a = src_contiguous_node(box);
+    if (a < 0) {
+      strided_box_any(p, ctx, box);
+      continue;
+    }
+    // Outer nodes: all but a and the innermost b.
+    nest_box outer_box = box;
+    outer_box.nodes.erase(outer_box.nodes.begin() + a);
+    outer_box.nodes.pop_back();
+    const nest_node na = box.nodes[a], nb = box.nodes.back();
+    const int64_t col_tasks = (na.size + kColsPerTask - 1) / kColsPerTask;
+    const int64_t tasks = product(outer_box, 0, outer_box.nodes.size()) * col_tasks;
+    const int64_t min_chunk =
+        std::max<int64_t>(1, kMinElementsPerTask / (nb.size * std::min(na.size, kColsPerTask)));
+    parallel_for(tasks, min_chunk, [&](int64_t begin, int64_t end) {
+      alignas(64) unsigned char scratch[kScratchRows * kScratchCols * 8];
+      for (int64_t t = begin; t < end; ++t) {
+        const int64_t o = t / col_tasks, c0 = (t % col_tasks) * kColsPerTask;
+        const int64_t cn = std::min(kColsPerTask, na.size - c0);
+        walk(outer_box, outer_box.nodes.size(), o, o + 1, [&](strides_t off) {
+          for (int op = 0; op < kOperands; ++op) off[op] += c0 * na.stride[op];
+          if (p.bit_copy) {
+            p.transpose(ctx.src + off[kSrc] * ss, nb.stride[kSrc], ctx.dst + off[kDst] * ds,
+                        na.stride[kDst], nb.size, cn);
+            return;
+          }
+          // Transpose a block into scratch (src type, dst order), then convert its rows.
+          for (int64_t r0 = 0; r0 < nb.size; r0 += kScratchRows) {
+            const int64_t rn = std::min(kScratchRows, nb.size - r0);
+            for (int64_t cc = 0; cc < cn; cc += kScratchCols) {
+              const int64_t cm = std::min(kScratchCols, cn - cc);
+              strides_t at = off;
+              for (int op = 0; op < kOperands; ++op) {
+                at[op] += r0 * nb.stride[op] + cc * na.stride[op];
+              }
+              p.transpose(ctx.src + at[kSrc] * ss, nb.stride[kSrc], scratch, rn, rn, cm);
+              for (int64_t c = 0; c < cm; ++c) {
+                p.convert(scratch + c * rn * ss, ctx.dst + (at[kDst] + c * na.stride[kDst]) * ds,
+                          rn, ctx.q);
+              }
+            }
+          }
+        });
+      }
+    });
+  }
+}
+
+// --- acceptance rules ----------------------------------------------------------------------------
+
+const nest_box* main_box(const plan& p) {
+  if (!p.normalised) return nullptr;
+  if (p.nest.data.empty()) return nullptr;
+  return &p.nest.data[p.main_box];
+}
+
+bool all_quant_common(const plan& p) {
+  const operand_masks& m = p.masks;
+  return m.src_scale <= 0 && m.dst_scale <= 0 && m.src_zp <= 0 && m.dst_zp <= 0 && m.oscale <= 0;
+}
+
+absl::Status need_nest(const plan& p) {
+  if (!p.normalised) return absl::FailedPreconditionError(p.normalise_error);
+  return absl::OkStatus();
+}
+
+constexpr int64_t kMinRun = 8;
+
+absl::Status accept_copy(plan& p) {
+  TESSERA_RETURN_IF_ERROR(need_nest(p));
+  if (!p.bit_copy) return absl::FailedPreconditionError("converts types or has attributes");
+  const nest_box* box = main_box(p);
+  if (box && !innermost_contiguous(*box)) {
+    return absl::FailedPreconditionError("innermost loop is not contiguous in both src and dst");
+  }
+  if (box && !box->nodes.empty() && box->nodes.back().size < kMinRun &&
+      src_contiguous_node(*box) >= 0) {
+    return absl::FailedPreconditionError("contiguous run too short; a transpose fits better");
+  }
+  p.run = &run_copy;
+  return absl::OkStatus();
+}
+
+absl::Status accept_convert(plan& p, const vector_kernels* vk) {
+  TESSERA_RETURN_IF_ERROR(need_nest(p));
+  if (p.bit_copy) return absl::FailedPreconditionError("plain copy: nothing to convert");
+  if (!all_quant_common(p)) {
+    return absl::FailedPreconditionError("per-dimension scales or zero points");
+  }
+  convert_run_fn* cvt = vk->find_convert_run(p.src.dt(), p.dst.dt());
+  if (!cvt) {
+    return absl::FailedPreconditionError(absl::StrCat("no vector conversion ", name_of(p.src.dt()),
+                                                      " -> ", name_of(p.dst.dt())));
+  }
+  const nest_box* box = main_box(p);
+  if (box && !innermost_contiguous(*box)) {
+    return absl::FailedPreconditionError("innermost loop is not contiguous in both src and dst");
+  }
+  if (box && !box->nodes.empty() && box->nodes.back().size < kMinRun &&
+      src_contiguous_node(*box) >= 0) {
+    return absl::FailedPreconditionError("contiguous run too short; a transpose fits better");
+  }
+  p.convert = cvt;
+  p.run = &run_convert;
+  return absl::OkStatus();
+}
+
+absl::Status accept_transpose(plan& p, const vector_kernels* vk) {
+  TESSERA_RETURN_IF_ERROR(need_nest(p));
+  const nest_box* box = main_box(p);
+  if (!box || src_contiguous_node(*box) < 0) {
+    return absl::FailedPreconditionError("no pair of nodes contiguous in src and in dst");
+  }
+  p.transpose = vk->find_transpose(bytes_of(p.src.dt()));
+  if (!p.transpose) return absl::FailedPreconditionError("element size");
+  if (!p.bit_copy) {
+    if (!all_quant_common(p)) {
+      return absl::FailedPreconditionError("per-dimension scales or zero points");
+    }
+    p.convert = vk->find_convert_run(p.src.dt(), p.dst.dt());
+    if (!p.convert) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "no vector conversion ", name_of(p.src.dt()), " -> ", name_of(p.dst.dt())));
+    }
+  }
+  p.run = &run_transpose;
+  return absl::OkStatus();
+}
+
+absl::Status accept_strided(plan& p) {
+  TESSERA_RETURN_IF_ERROR(need_nest(p));
+  p.run = &run_strided;
+  return absl::OkStatus();
+}
+
+// --- element-wise: logical index by logical index through memory_desc::offset --------------------
+
+template <class S, class D>
+void elementwise(const plan& p, const exec_ctx& ctx) {
+  const int rank = p.dst.rank();
+  const S* src = reinterpret_cast<const S*>(ctx.src);
+  D* dst = reinterpret_cast<D*>(ctx.dst);
+  auto quant_offset = [&](int mask, const std::array<dim_t, kMaxRank>& idx) {
+    dim_t off = 0;
+    for (int d = 0; d < rank; ++d) {
+      if (mask > 0 && (mask & (1 << d))) off = off * p.dst.dims()[d] + idx[d];
+    }
+    return off;
+  };
+  std::array<dim_t, kMaxRank> idx{};
+  // Walks the padded dst index space; the logical part is converted, the rest zeroed.
+  const auto padded = p.dst.padded_dims();
+  for (int d = 0; d < rank; ++d) {
+    if (padded[d] == 0) return;
+  }
+  while (true) {
+    bool inside = true;
+    for (int d = 0; d < rank; ++d) inside = inside && idx[d] < p.dst.dims()[d];
+    const absl::Span<const dim_t> index(idx.data(), rank);
+    D* out = dst + p.dst.offset(index);
+    if (!inside) {
+      std::memset(out, 0, sizeof(D));
+    } else if (p.bit_copy) {
+      std::memcpy(out, src + p.src.offset(index), sizeof(D));
+    } else {
+      strides_t off{};
+      off[kSrcScale] = quant_offset(p.masks.src_scale, idx);
+      off[kDstScale] = quant_offset(p.masks.dst_scale, idx);
+      off[kSrcZp] = quant_offset(p.masks.src_zp, idx);
+      off[kDstZp] = quant_offset(p.masks.dst_zp, idx);
+      off[kOscale] = quant_offset(p.masks.oscale, idx);
+      *out = apply_one<S, D>(src[p.src.offset(index)], out, ctx.q, off);
+    }
+    int d = rank - 1;
+    for (; d >= 0; --d) {
+      if (++idx[d] < padded[d]) break;
+      idx[d] = 0;
+    }
+    if (d < 0) break;
+  }
+}
+
+void run_elementwise(const plan& p, const exec_ctx& ctx) {
+  visit_type_pair(p.src.dt(), p.dst.dt(), [&](auto s, auto d) {
+    elementwise<decltype(s), decltype(d)>(p, ctx);
+  });
+}
+
+using vector_kernels_getter = const vector_kernels*();
+
+const simd::kernel_table<vector_kernels_getter>& vector_table() {
+  static const auto table = simd::make_kernel_table<vector_kernels_getter>(
+      "reorder", [](auto arch) { return &vector_kernels_for<decltype(arch)>; });
+  return table;
+}
+
+}  // namespace
+
+void zero_padding(const plan& p, char* dst) {
+  const int es = bytes_of(p.dst.dt());
+  for (const nest_box& box : p.nest.padding) {
+    const size_t n = box.nodes.size();
+    const bool contiguous = n == 0 || box.nodes.back().stride[kDst] == 1;
+    const size_t outer = contiguous && n > 0 ? n - 1 : n;
+    const int64_t run = contiguous && n > 0 ? box.nodes.back().size : 1;
+    walk(box, outer, 0, product(box, 0, outer), [&](const strides_t& off) {
+      std::memset(dst + off[kDst] * es, 0, run * es);
+    });
+  }
+}
+
+std::vector<candidate> candidates() {
+  std::vector<candidate> list;
+  list.push_back({"native:any:copy", &accept_copy});
+  // Best ISA first, down to the weakest: the dispatcher's cap (simd::max_isa) bounds the list.
+  for (int i = simd::index_of(simd::max_isa()); i >= 0; --i) {
+    const auto choice = vector_table().select(simd::kAllIsas[i]);
+    if (choice.chosen != simd::kAllIsas[i]) continue;
+    const vector_kernels* vk = choice.fn();
+    const std::string isa(simd::name_of(choice.chosen));
+    list.push_back({absl::StrCat("xsimd:", isa, ":convert"),
+                    [vk](plan& p) { return accept_convert(p, vk); }});
+    list.push_back({absl::StrCat("xsimd:", isa, ":transpose"),
+                    [vk](plan& p) { return accept_transpose(p, vk); }});
+  }
+  list.push_back({"native:any:strided", &accept_strided});
+  list.push_back({"ref:any:scalar", [](plan& p) {
+                    p.run = &run_elementwise;
+                    p.run_writes_padding = true;
+                    return absl::OkStatus();
+                  }});
+  return list;
+}
+
+}  // namespace tessera::reorder_internal

@@ -1,0 +1,35 @@
+// The ordered list of reorder kernels. Each candidate either accepts a plan (and fills in its run
+// function and per-ISA pointers) or says why not; create() takes the first that accepts.
+//
+//   for (const candidate& c : candidates()) {
+//     absl::Status why = c.accept(p);
+//     if (why.ok()) { p.impl_name = c.name; break; }
+//     p.declined.push_back(absl::StrCat(c.name, ": ", why.message()));
+//   }
+#ifndef TESSERA_PRIMITIVES_REORDER_INTERNAL_KERNELS_H_
+#define TESSERA_PRIMITIVES_REORDER_INTERNAL_KERNELS_H_
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "tessera/primitives/reorder/internal/plan.h"
+
+namespace tessera::reorder_internal {
+
+struct candidate {
+  std::string name;  // "<engine>:<isa>:<kernel>"
+  std::function<absl::Status(plan&)> accept;
+};
+
+// Best first: copy, then per ISA (from simd::max_isa() down) convert and transpose, then the
+// generic strided kernel, then the element-wise scalar kernel (accepts everything).
+std::vector<candidate> candidates();
+
+// Writes zeros into every padding box of the plan's dst.
+void zero_padding(const plan& p, char* dst);
+
+}  // namespace tessera::reorder_internal
+
+#endif  // TESSERA_PRIMITIVES_REORDER_INTERNAL_KERNELS_H_

@@ -1,0 +1,51 @@
+// A created reorder: the normalised problem, the chosen kernel and what it needs at execution.
+// Immutable once built; shared by every copy of a reorder and by the primitive cache.
+#ifndef TESSERA_PRIMITIVES_REORDER_INTERNAL_PLAN_H_
+#define TESSERA_PRIMITIVES_REORDER_INTERNAL_PLAN_H_
+
+#include <string>
+#include <vector>
+
+#include "tessera/core/memory_desc.h"
+#include "tessera/primitives/common/attr.h"
+#include "tessera/primitives/reorder/internal/element_math.h"
+#include "tessera/primitives/reorder/internal/loop_nest.h"
+#include "tessera/primitives/reorder/internal/vector_kernels.h"
+
+namespace tessera::reorder_internal {
+
+// The buffers of one execution (quantization arrays already checked against the attributes).
+struct exec_ctx {
+  const char* src = nullptr;
+  char* dst = nullptr;
+  quant_ptrs q;
+};
+
+struct plan;
+using run_fn = void(const plan&, const exec_ctx&);
+
+struct plan {
+  memory_desc src, dst;
+  primitive_attr attr;
+  operand_masks masks;
+  // Equal types and no attributes: elements are copied as bits (NaN payloads, -0 kept).
+  bool bit_copy = false;
+  bool normalised = false;  // false: `nest` is empty and only the element-wise kernel applies
+  std::string normalise_error;
+  loop_nest nest;
+  size_t main_box = 0;  // the data box with the most elements; kernels are chosen on it
+
+  std::string impl_name;
+  std::vector<std::string> declined;
+  run_fn* run = nullptr;
+  bool run_writes_padding = false;        // else execute() zeroes nest.padding itself
+  convert_run_fn* convert = nullptr;      // the chosen ISA's, when the kernel converts runs
+  transpose_fn* transpose = nullptr;      // the chosen ISA's, when the kernel transposes tiles
+
+  std::string descs_text;    // verbose line fields
+  std::string problem_text;
+};
+
+}  // namespace tessera::reorder_internal
+
+#endif  // TESSERA_PRIMITIVES_REORDER_INTERNAL_PLAN_H_

@@ -1,0 +1,182 @@
+// Vector inner loops of the reorder kernels, compiled once per ISA with TESSERA_SIMD_ARCH.
+// Each conversion repeats apply_one's operations in the same order on f32 lanes, and converts
+// with integer operations that round exactly like <tessera/core/convert.h>, so that vector and
+// scalar results are bit-identical (the tests check every kernel against the reference).
+#include "tessera/primitives/reorder/internal/vector_kernels.h"
+
+#include <cstring>
+#include <type_traits>
+
+#include "xsimd/xsimd.hpp"
+
+namespace tessera::reorder_internal {
+namespace {
+
+template <class Arch>
+using f32x = xsimd::batch<float, Arch>;
+template <class Arch>
+using s32x = xsimd::batch<int32_t, Arch>;
+template <class Arch>
+using u32x = xsimd::batch<uint32_t, Arch>;
+
+template <class T>
+inline constexpr bool vector_convertible_v =
+    std::is_same_v<T, float> || std::is_same_v<T, bf16> || std::is_same_v<T, int32_t> ||
+    std::is_same_v<T, int8_t> || std::is_same_v<T, uint8_t>;
+
+template <class Arch, class S>
+f32x<Arch> load_as_f32(const S* p) {
+  constexpr size_t n = f32x<Arch>::size;
+  if constexpr (std::is_same_v<S, float>) {
+    return f32x<Arch>::load_unaligned(p);
+  } else if constexpr (std::is_same_v<S, int32_t>) {
+    return xsimd::batch_cast<float>(s32x<Arch>::load_unaligned(p));  // rounds like a cast
+  } else if constexpr (std::is_same_v<S, bf16>) {
+    alignas(64) uint32_t wide[n];
+    for (size_t i = 0; i < n; ++i) wide[i] = static_cast<uint32_t>(p[i].bits) << 16;
+    return xsimd::bitwise_cast<f32x<Arch>>(u32x<Arch>::load_aligned(wide));
+  } else {
+    alignas(64) int32_t wide[n];
+    for (size_t i = 0; i < n; ++i) wide[i] = p[i];
+    return xsimd::batch_cast<float>(s32x<Arch>::load_aligned(wide));
+  }
+}
+
+// Round half to even and saturate to [lo, hi] (exact f32 bounds, hi < 2^31); NaN becomes
+// nan_value (an exact f32 too).
+template <class Arch>
+s32x<Arch> to_int_saturated(f32x<Arch> x, float lo, float hi, float nan_value) {
+  x = xsimd::select(x != x, f32x<Arch>(nan_value), x);
+  x = xsimd::min(xsimd::max(x, f32x<Arch>(lo)), f32x<Arch>(hi));
+  return xsimd::nearbyint_as_int(x);  // MXCSR round-to-nearest-even
+}
+
+template <class Arch, class D>
+void store_from_f32(f32x<Arch> x, D* p) {
+  constexpr size_t n = f32x<Arch>::size;
+  if constexpr (std::is_same_v<D, float>) {
+    x.store_unaligned(p);
+  } else if constexpr (std::is_same_v<D, bf16>) {
+    const u32x<Arch> bits = xsimd::bitwise_cast<u32x<Arch>>(x);
+    const u32x<Arch> lsb = (bits >> 16) & u32x<Arch>(1u);
+    const u32x<Arch> rounded = (bits + u32x<Arch>(0x7FFFu) + lsb) >> 16;
+    const u32x<Arch> quiet = (bits >> 16) | u32x<Arch>(0x40u);  // NaN: payload kept, quiet bit set
+    const auto is_nan = (bits & u32x<Arch>(0x7FFFFFFFu)) > u32x<Arch>(0x7F800000u);
+    const u32x<Arch> out = xsimd::select(is_nan, quiet, rounded);
+    alignas(64) uint32_t narrow_bits[n];
+    out.store_aligned(narrow_bits);
+    for (size_t i = 0; i < n; ++i) p[i].bits = static_cast<uint16_t>(narrow_bits[i]);
+  } else if constexpr (std::is_same_v<D, int32_t>) {
+    // INT32_MAX has no f32: clamp to the largest f32 below 2^31 and add the missing 127 to the
+    // lanes that were at or above 2^31 (NaN counts as above: it becomes INT32_MAX).
+    constexpr float kTwo31 = 2147483648.f;
+    const f32x<Arch> big = xsimd::select(x != x, f32x<Arch>(kTwo31), x);
+    const s32x<Arch> fix = xsimd::nearbyint_as_int(
+        xsimd::select(big >= f32x<Arch>(kTwo31), f32x<Arch>(127.f), f32x<Arch>(0.f)));
+    (to_int_saturated<Arch>(big, -kTwo31, 2147483520.f, 0.f) + fix).store_unaligned(p);
+  } else {
+    constexpr bool is_signed = std::is_same_v<D, int8_t>;
+    const s32x<Arch> i = to_int_saturated<Arch>(x, is_signed ? -128.f : 0.f,
+                                                is_signed ? 127.f : 255.f, is_signed ? 127.f : 0.f);
+    alignas(64) int32_t wide[n];
+    i.store_aligned(wide);
+    for (size_t k = 0; k < n; ++k) p[k] = static_cast<D>(wide[k]);
+  }
+}
+
+template <class Arch, class S, class D>
+void convert_run(const void* src_v, void* dst_v, int64_t n, const quant_ptrs& q) {
+  const S* src = static_cast<const S*>(src_v);
+  D* dst = static_cast<D*>(dst_v);
+  using V = f32x<Arch>;
+  constexpr int64_t w = V::size;
+  const V src_zp(q.src_zp ? static_cast<float>(q.src_zp[0]) : 0.f);
+  const V src_scale(q.src_scale ? q.src_scale[0] : 1.f);
+  const V oscale(q.oscale ? q.oscale[0] : 1.f);
+  const V beta(q.beta);
+  const V sum_zp(static_cast<float>(q.dst_zp ? q.dst_zp[0] : q.sum_zp));
+  const V dst_scale(q.dst_scale ? q.dst_scale[0] : 1.f);
+  const V dst_zp(q.dst_zp ? static_cast<float>(q.dst_zp[0]) : 0.f);
+  int64_t i = 0;
+  for (; i + w <= n; i += w) {
+    V x = load_as_f32<Arch>(src + i);
+    if (q.src_zp) x = x - src_zp;
+    if (q.src_scale) x = x * src_scale;
+    if (q.oscale) x = x * oscale;
+    if (q.has_sum) x = x + beta * (load_as_f32<Arch>(dst + i) - sum_zp);
+    if (q.dst_scale) x = x / dst_scale;
+    if (q.dst_zp) x = x + dst_zp;
+    store_from_f32<Arch>(x, dst + i);
+  }
+  const strides_t zero{};
+  for (; i < n; ++i) dst[i] = apply_one<S, D>(src[i], dst + i, q, zero);
+}
+
+// Moves a tile through cache-resident blocks of edge kTile so that both the strided reads and
+// the strided writes stay within a few cache lines per block.
+template <class Arch, class T>
+void transpose(const void* src_v, int64_t src_ld, void* dst_v, int64_t dst_ld, int64_t rows,
+               int64_t cols) {
+  constexpr int64_t kTile = 64 / sizeof(T) < 16 ? 64 / sizeof(T) : 16;
+  const T* src = static_cast<const T*>(src_v);
+  T* dst = static_cast<T*>(dst_v);
+  for (int64_t r0 = 0; r0 < rows; r0 += kTile) {
+    for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
+      if (r0 + kTile <= rows && c0 + kTile <= cols) {
+        for (int64_t c = 0; c < kTile; ++c) {
+          T* d = dst + (c0 + c) * dst_ld + r0;
+          const T* s = src + r0 * src_ld + c0 + c;
+          for (int64_t r = 0; r < kTile; ++r) d[r] = s[r * src_ld];
+        }
+      } else {
+        const int64_t rn = rows - r0 < kTile ? rows - r0 : kTile;
+        const int64_t cn = cols - c0 < kTile ? cols - c0 : kTile;
+        for (int64_t c = 0; c < cn; ++c) {
+          for (int64_t r = 0; r < rn; ++r) dst[(c0 + c) * dst_ld + r0 + r] = src[(r0 + r) * src_ld + c0 + c];
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+template <class Arch>
+convert_run_fn* find_convert_run(data_type s, data_type d) {
+  return visit_type_pair(s, d, [](auto sv, auto dv) -> convert_run_fn* {
+    using S = decltype(sv);
+    using D = decltype(dv);
+    if constexpr (vector_convertible_v<S> && vector_convertible_v<D>) {
+      return &convert_run<Arch, S, D>;
+    } else {
+      return nullptr;
+    }
+  });
+}
+
+template <class Arch>
+transpose_fn* find_transpose(int element_bytes) {
+  switch (element_bytes) {
+    case 1: return &transpose<Arch, uint8_t>;
+    case 2: return &transpose<Arch, uint16_t>;
+    case 4: return &transpose<Arch, uint32_t>;
+    case 8: return &transpose<Arch, uint64_t>;
+    default: return nullptr;
+  }
+}
+
+template <class Arch>
+int transpose_tile() {
+  return 16;
+}
+
+template <class Arch>
+const vector_kernels* vector_kernels_for() {
+  static const vector_kernels k{&find_convert_run<Arch>, &find_transpose<Arch>,
+                                &transpose_tile<Arch>};
+  return &k;
+}
+
+template const vector_kernels* vector_kernels_for<TESSERA_SIMD_ARCH>();
+
+}  // namespace tessera::reorder_internal

@@ -1,0 +1,46 @@
+// The per-ISA inner loops of the reorder kernels (xsimd), looked up by element types.
+//
+//   convert_run_fn* cvt = find_convert_run<xsimd::avx2>(data_type::f32, data_type::s8);
+//   if (cvt) cvt(src, dst, n, quant);    // n contiguous elements, common (mask 0) quantization
+//   transpose_fn* t = find_transpose<xsimd::avx2>(4);
+//   t(src, src_ld, dst, dst_ld, rows, cols);  // dst[c * dst_ld + r] = src[r * src_ld + c]
+//
+// Each ISA's instantiation lives in its own translation unit (simd/build_defs.bzl).
+#ifndef TESSERA_PRIMITIVES_REORDER_INTERNAL_VECTOR_KERNELS_H_
+#define TESSERA_PRIMITIVES_REORDER_INTERNAL_VECTOR_KERNELS_H_
+
+#include <cstdint>
+
+#include "tessera/core/data_type.h"
+#include "tessera/primitives/reorder/internal/element_math.h"
+
+namespace tessera::reorder_internal {
+
+// n contiguous elements; quantization values (if any) at index 0 of each array.
+using convert_run_fn = void(const void* src, void* dst, int64_t n, const quant_ptrs& q);
+// A rows x cols tile of elements moved without conversion (element size fixed by the lookup).
+using transpose_fn = void(const void* src, int64_t src_ld, void* dst, int64_t dst_ld,
+                          int64_t rows, int64_t cols);
+
+// nullptr when this ISA has no vector conversion for the pair (f64, f16 and f8 types).
+template <class Arch>
+convert_run_fn* find_convert_run(data_type s, data_type d);
+// nullptr for element sizes other than 1, 2, 4, 8 bytes.
+template <class Arch>
+transpose_fn* find_transpose(int element_bytes);
+// The tile edge of find_transpose (elements), for the implementation name.
+template <class Arch>
+int transpose_tile();
+
+// The three per-ISA lookups of one instantiation, so that the dispatcher keeps one pointer.
+struct vector_kernels {
+  convert_run_fn* (*find_convert_run)(data_type, data_type);
+  transpose_fn* (*find_transpose)(int);
+  int (*transpose_tile)();
+};
+template <class Arch>
+const vector_kernels* vector_kernels_for();
+
+}  // namespace tessera::reorder_internal
+
+#endif  // TESSERA_PRIMITIVES_REORDER_INTERNAL_VECTOR_KERNELS_H_

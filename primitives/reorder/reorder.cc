@@ -1,0 +1,338 @@
+#include "tessera/primitives/reorder/reorder.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "tessera/core/status.h"
+#include "tessera/primitives/reorder/internal/kernels.h"
+#include "tessera/primitives/reorder/internal/plan.h"
+#include "tessera/primitives/runtime/lru_cache.h"
+#include "tessera/primitives/runtime/verbose.h"
+#include "tessera/simd/isa.h"
+
+namespace tessera {
+namespace reorder_internal {
+namespace {
+
+std::string dims_text(absl::Span<const dim_t> dims) { return absl::StrJoin(dims, "x"); }
+
+// "f32:s:1024,64,8,1" or "f32:s:...:b:1x16" (strides, then inner blocks as dim x size).
+std::string desc_text(const memory_desc& md) {
+  std::string s = absl::StrCat(name_of(md.dt()), ":s:",
+                               absl::StrJoin(absl::MakeConstSpan(md.blocking().strides.data(),
+                                                                 md.rank()),
+                                             ","));
+  const blocking_desc& b = md.blocking();
+  for (int k = 0; k < b.inner_nblks; ++k) {
+    absl::StrAppend(&s, k == 0 ? ":b:" : ";", b.inner_idxs[k], "x", b.inner_blks[k]);
+  }
+  if (md.offset0() != 0) absl::StrAppend(&s, ":off0:", md.offset0());
+  return s;
+}
+
+absl::Status check_mask(const char* what, int mask, int rank) {
+  if (mask < 0 || (rank < 31 && mask >= (1 << rank))) {
+    return absl::InvalidArgumentError(absl::StrCat(what, " mask ", mask,
+                                                   " has bits beyond the tensor's rank ", rank));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status check_create(const memory_desc& src, const memory_desc& dst,
+                          const primitive_attr& attr) {
+  for (const auto* md : {&src, &dst}) {
+    const char* which = md == &src ? "src" : "dst";
+    if (md->kind() != format_kind::blocked) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          which, " memory_desc is not a concrete layout (format_kind ",
+          md->kind() == format_kind::any ? "any" : "undef", "): a reorder needs both layouts"));
+    }
+    if (md->dt() == data_type::undef) {
+      return absl::InvalidArgumentError(absl::StrCat(which, " data type is undef"));
+    }
+  }
+  if (src.rank() != dst.rank() || !std::equal(src.dims().begin(), src.dims().end(),
+                                              dst.dims().begin())) {
+    return absl::InvalidArgumentError(absl::StrCat("dims mismatch: src ", dims_text(src.dims()),
+                                                   " vs dst ", dims_text(dst.dims()),
+                                                   " (a reorder keeps the shape)"));
+  }
+  const int rank = dst.rank();
+  if (attr.src_scales) TESSERA_RETURN_IF_ERROR(check_mask("src_scales", attr.src_scales->mask, rank));
+  if (attr.dst_scales) TESSERA_RETURN_IF_ERROR(check_mask("dst_scales", attr.dst_scales->mask, rank));
+  if (attr.src_zero_points) {
+    TESSERA_RETURN_IF_ERROR(check_mask("src_zero_points", attr.src_zero_points->mask, rank));
+    if (is_floating(src.dt())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "src zero points on a ", name_of(src.dt()),
+          " src are meaningless: zero points apply to integral types (s32, s8, u8)"));
+    }
+  }
+  if (attr.dst_zero_points) {
+    TESSERA_RETURN_IF_ERROR(check_mask("dst_zero_points", attr.dst_zero_points->mask, rank));
+    if (is_floating(dst.dt())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "dst zero points on a ", name_of(dst.dt()),
+          " dst are meaningless: zero points apply to integral types (s32, s8, u8)"));
+    }
+  }
+  if (attr.oscale) {
+    TESSERA_RETURN_IF_ERROR(check_mask("output scales", attr.oscale->mask, rank));
+    int64_t expected = 1;
+    for (int d = 0; d < rank; ++d) {
+      if (attr.oscale->mask & (1 << d)) expected *= dst.dims()[d];
+    }
+    if (static_cast<int64_t>(attr.oscale->values.size()) != expected) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "output scales have ", attr.oscale->values.size(), " values; mask ",
+          attr.oscale->mask, " over dims ", dims_text(dst.dims()), " needs ", expected));
+    }
+  }
+  if (attr.sum) {
+    if (attr.sum->zero_point != 0 && is_floating(dst.dt())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "sum zero point ", attr.sum->zero_point, " on a ", name_of(dst.dt()),
+          " dst is meaningless: zero points apply to integral types"));
+    }
+    if (attr.sum->zero_point != 0 && attr.dst_zero_points) {
+      return absl::InvalidArgumentError(
+          "sum zero point together with dst zero points: the sum term uses the dst zero point; "
+          "give only one");
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::shared_ptr<const plan>> build(const memory_desc& src, const memory_desc& dst,
+                                                  const primitive_attr& attr,
+                                                  const std::string& filter) {
+  TESSERA_RETURN_IF_ERROR(check_create(src, dst, attr));
+  auto p = std::make_shared<plan>();
+  p->src = src;
+  p->dst = dst;
+  p->attr = attr;
+  auto mask_of = [](const auto& q) { return q ? q->mask : -1; };
+  p->masks = {mask_of(attr.src_scales), mask_of(attr.dst_scales), mask_of(attr.src_zero_points),
+              mask_of(attr.dst_zero_points), mask_of(attr.oscale)};
+  p->bit_copy = src.dt() == dst.dt() && attr.empty();
+  absl::StatusOr<loop_nest> nest = normalise(src, dst, p->masks);
+  if (nest.ok()) {
+    p->normalised = true;
+    p->nest = *std::move(nest);
+    for (size_t i = 0; i < p->nest.data.size(); ++i) {
+      if (p->nest.data[i].elements() > p->nest.data[p->main_box].elements()) p->main_box = i;
+    }
+  } else {
+    p->normalise_error = std::string(nest.status().message());
+  }
+  for (const candidate& c : candidates()) {
+    if (!filter.empty() && c.name.find(filter) == std::string::npos) continue;
+    plan trial = *p;
+    absl::Status why = c.accept(trial);
+    if (why.ok()) {
+      *p = std::move(trial);
+      p->impl_name = c.name;
+      break;
+    }
+    p->declined.push_back(absl::StrCat(c.name, ": ", why.message()));
+  }
+  if (p->run == nullptr) {
+    return absl::NotFoundError(absl::StrCat("no reorder implementation matches filter '", filter,
+                                            "' and accepts the problem; declined: ",
+                                            absl::StrJoin(p->declined, "; ")));
+  }
+  p->descs_text = absl::StrCat("src:", desc_text(src), " dst:", desc_text(dst));
+  p->problem_text = dims_text(dst.dims());
+  return std::shared_ptr<const plan>(std::move(p));
+}
+
+// The ISA cap is part of the key: a plan holds one ISA's kernels.
+struct cache_key {
+  memory_desc src, dst;
+  primitive_attr attr;
+  simd::isa isa;
+  friend bool operator==(const cache_key&, const cache_key&) = default;
+  template <typename H>
+  friend H AbslHashValue(H h, const cache_key& k) {
+    h = H::combine(std::move(h), k.src, k.dst, k.isa);
+    auto q = [](const std::optional<quant_param>& p) { return p ? p->mask : -2; };
+    h = H::combine(std::move(h), q(k.attr.src_scales), q(k.attr.dst_scales),
+                   q(k.attr.src_zero_points), q(k.attr.dst_zero_points), k.attr.oscale.has_value(),
+                   k.attr.sum.has_value());
+    if (k.attr.oscale) h = H::combine(std::move(h), k.attr.oscale->mask, k.attr.oscale->values);
+    if (k.attr.sum) h = H::combine(std::move(h), k.attr.sum->beta, k.attr.sum->zero_point);
+    return h;
+  }
+};
+
+lru_cache<cache_key, plan>& plan_cache() {
+  static auto* cache = new lru_cache<cache_key, plan>();
+  return *cache;
+}
+
+// Checks one quantization argument against its attribute and returns its values.
+template <class T>
+absl::StatusOr<const T*> quant_arg(const exec_args& args, arg which, data_type dt,
+                                   const std::optional<quant_param>& q, const memory_desc& dst) {
+  const memory* m = args.find(which);
+  if (!q) {
+    if (m) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "argument ", name_of(which), " given, but the reorder was created without it"));
+    }
+    return nullptr;
+  }
+  if (!m) {
+    return absl::InvalidArgumentError(absl::StrCat("missing argument ", name_of(which),
+                                                   " (the attributes declare it)"));
+  }
+  int64_t expected = 1;
+  for (int d = 0; d < dst.rank(); ++d) {
+    if (q->mask & (1 << d)) expected *= dst.dims()[d];
+  }
+  if (m->desc.dt() != dt) {
+    return absl::InvalidArgumentError(absl::StrCat("argument ", name_of(which), " has type ",
+                                                   name_of(m->desc.dt()), "; expected ",
+                                                   name_of(dt)));
+  }
+  if (m->desc.kind() != format_kind::blocked || m->desc.nelems() != expected ||
+      m->desc.size_bytes() != expected * static_cast<int64_t>(sizeof(T))) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "argument ", name_of(which), " must hold ", expected,
+        " dense values (mask ", q->mask, " over dims ", dims_text(dst.dims()), "); it has ",
+        m->desc.nelems()));
+  }
+  if (m->data == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat("argument ", name_of(which), " is null"));
+  }
+  return static_cast<const T*>(m->data);
+}
+
+absl::Status check_buffer(const exec_args& args, arg which, const memory_desc& expected,
+                          const memory** out) {
+  const memory* m = args.find(which);
+  if (!m) return absl::InvalidArgumentError(absl::StrCat("missing argument ", name_of(which)));
+  if (m->desc != expected) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "argument ", name_of(which), " has descriptor ", desc_text(m->desc), " ",
+        dims_text(m->desc.dims()), "; the reorder was created for ", desc_text(expected), " ",
+        dims_text(expected.dims())));
+  }
+  if (m->data == nullptr && expected.size_bytes() > 0) {
+    return absl::InvalidArgumentError(absl::StrCat("argument ", name_of(which),
+                                                   " has a null data pointer"));
+  }
+  *out = m;
+  return absl::OkStatus();
+}
+
+absl::Status execute_plan(const plan& p, const exec_args& args) {
+  for (arg a : {arg::diff_src, arg::diff_dst}) {
+    if (args.find(a)) {
+      return absl::InvalidArgumentError(absl::StrCat("a reorder takes no ", name_of(a),
+                                                     " argument"));
+    }
+  }
+  const memory *src = nullptr, *dst = nullptr;
+  TESSERA_RETURN_IF_ERROR(check_buffer(args, arg_from, p.src, &src));
+  TESSERA_RETURN_IF_ERROR(check_buffer(args, arg_to, p.dst, &dst));
+  exec_ctx ctx;
+  const primitive_attr& a = p.attr;
+  TESSERA_ASSIGN_OR_RETURN(ctx.q.src_scale, quant_arg<float>(args, arg::src_scales, data_type::f32,
+                                                             a.src_scales, p.dst));
+  TESSERA_ASSIGN_OR_RETURN(ctx.q.dst_scale, quant_arg<float>(args, arg::dst_scales, data_type::f32,
+                                                             a.dst_scales, p.dst));
+  TESSERA_ASSIGN_OR_RETURN(ctx.q.src_zp, quant_arg<int32_t>(args, arg::src_zero_points,
+                                                            data_type::s32, a.src_zero_points,
+                                                            p.dst));
+  TESSERA_ASSIGN_OR_RETURN(ctx.q.dst_zp, quant_arg<int32_t>(args, arg::dst_zero_points,
+                                                            data_type::s32, a.dst_zero_points,
+                                                            p.dst));
+  if (a.oscale) ctx.q.oscale = a.oscale->values.data();
+  if (a.sum) {
+    ctx.q.has_sum = true;
+    ctx.q.beta = a.sum->beta;
+    ctx.q.sum_zp = a.sum->zero_point;
+  }
+  const int64_t src_bytes = p.src.size_bytes(), dst_bytes = p.dst.size_bytes();
+  if (src_bytes > 0 && dst_bytes > 0) {
+    const char* s0 = static_cast<const char*>(src->data);
+    const char* d0 = static_cast<const char*>(dst->data);
+    if (s0 < d0 + dst_bytes && d0 < s0 + src_bytes) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "src and dst buffers overlap (src ", src_bytes, " bytes, dst ", dst_bytes,
+          " bytes, dst starts ", d0 - s0, " bytes after src): a reorder cannot run in place"));
+    }
+  }
+  if (dst_bytes == 0) return absl::OkStatus();
+  ctx.src = static_cast<const char*>(src->data);
+  ctx.dst = static_cast<char*>(dst->data);
+  p.run(p, ctx);
+  if (!p.run_writes_padding) zero_padding(p, ctx.dst);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status reorder_untyped(data_type s, const void* src, const memory_desc& src_desc,
+                             data_type d, void* dst, const memory_desc& dst_desc,
+                             const primitive_attr& attr, const quant_values& quant) {
+  if (src_desc.dt() != s || dst_desc.dt() != d) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "reorder_typed<", name_of(s), ", ", name_of(d), ">: descriptors have types ",
+        name_of(src_desc.dt()), " and ", name_of(dst_desc.dt())));
+  }
+  TESSERA_ASSIGN_OR_RETURN(reorder r, reorder::create(src_desc, dst_desc, attr));
+  exec_args args{{arg_from, {src_desc, const_cast<void*>(src)}}, {arg_to, {dst_desc, dst}}};
+  std::vector<memory> keep;
+  auto add = [&](arg a, const auto& values, data_type dt) -> absl::Status {
+    if (values.empty()) return absl::OkStatus();
+    const dim_t n = static_cast<dim_t>(values.size());
+    TESSERA_ASSIGN_OR_RETURN(memory_desc md, memory_desc::with_strides({n}, dt, {1}));
+    args.set(a, memory{md, const_cast<void*>(static_cast<const void*>(values.data()))});
+    return absl::OkStatus();
+  };
+  TESSERA_RETURN_IF_ERROR(add(arg::src_scales, quant.src_scales, data_type::f32));
+  TESSERA_RETURN_IF_ERROR(add(arg::dst_scales, quant.dst_scales, data_type::f32));
+  TESSERA_RETURN_IF_ERROR(add(arg::src_zero_points, quant.src_zero_points, data_type::s32));
+  TESSERA_RETURN_IF_ERROR(add(arg::dst_zero_points, quant.dst_zero_points, data_type::s32));
+  return r.execute(args);
+}
+
+}  // namespace reorder_internal
+
+absl::StatusOr<reorder> reorder::create(const memory_desc& src, const memory_desc& dst,
+                                        const primitive_attr& attr) {
+  reorder_internal::cache_key key{src, dst, attr, simd::max_isa()};
+  TESSERA_ASSIGN_OR_RETURN(auto p, reorder_internal::plan_cache().get_or_create(key, [&] {
+    return reorder_internal::build(src, dst, attr, "");
+  }));
+  return reorder(std::move(p));
+}
+
+absl::StatusOr<reorder> reorder::create(const memory_desc& src, const memory_desc& dst,
+                                        const primitive_attr& attr,
+                                        const reorder_options& options) {
+  TESSERA_ASSIGN_OR_RETURN(auto p, reorder_internal::build(src, dst, attr, options.impl_filter));
+  return reorder(std::move(p));
+}
+
+absl::Status reorder::execute(const exec_args& args) const {
+  verbose_exec trace([&] {
+    return verbose_record{"reorder", plan_->impl_name, plan_->descs_text, to_string(plan_->attr),
+                          plan_->problem_text};
+  });
+  TESSERA_RETURN_IF_ERROR(reorder_internal::execute_plan(*plan_, args));
+  trace.commit();
+  return absl::OkStatus();
+}
+
+const std::string& reorder::impl_name() const { return plan_->impl_name; }
+const memory_desc& reorder::src_desc() const { return plan_->src; }
+const memory_desc& reorder::dst_desc() const { return plan_->dst; }
+const primitive_attr& reorder::attr() const { return plan_->attr; }
+const std::vector<std::string>& reorder::declined() const { return plan_->declined; }
+
+}  // namespace tessera
