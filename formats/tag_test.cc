@@ -23,6 +23,9 @@ static_assert(tag<"aBx16b", 5> == tag<"aBcde16b">);
 static_assert(tag<"axb", 4> == tag<"acdb">);
 static_assert(tag<"x"> == tag<"a">);
 static_assert(tag<"any">.is_any);
+// oneDNN 2.6.3 quirks: the name means what oneDNN lays out (see internal/tag_parser.h).
+static_assert(tag<"OhwI32o"> == tag<"Acdb32a">);
+static_assert(tag<"gIOhw2i8o16i2o"> == tag<"aBCde2c8b16c2b">);
 static_assert(tag<"ABcd4b16a4b">.block_product(1) == 16 && tag<"ABcd4b16a4b">.tile_size() == 256);
 static_assert(!try_parse_tag("aBcd").ok());  // what would not compile as tag<"aBcd">
 

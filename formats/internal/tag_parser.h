@@ -305,7 +305,24 @@ constexpr tag_parse_result parse_letter_form(std::string_view s, int rank, const
   return r;
 }
 
+// oneDNN 2.6.3 names whose layout differs from what their spelling says: an uppercase dim with no
+// block (OhwI32o), or IO spelled but OI laid out (gIOhw2i8o16i2o). A name means what oneDNN does
+// with it, so these four map to oneDNN's layout (checked by onednn_diff_test).
+struct onednn_quirk {
+  std::string_view name;
+  std::string_view letters;
+};
+inline constexpr onednn_quirk kOneDnnQuirks[] = {
+    {"OhwI32o", "Acdb32a"},
+    {"gOhwI32o", "aBdec32b"},
+    {"gIOhw2i8o16i2o", "aBCde2c8b16c2b"},
+    {"gIOdhw2i8o16i2o", "aBCdef2c8b16c2b"},
+};
+
 constexpr tag_parse_result parse_tag(std::string_view s, int rank) {
+  for (const onednn_quirk& q : kOneDnnQuirks) {
+    if (s == q.name) return parse_letter_form(q.letters, rank, nullptr);
+  }
   if (s.empty()) return fail(tag_error::empty, -1);
   if (static_cast<int>(s.size()) > kMaxTagLength) return fail(tag_error::too_long, -1);
   if (s == "any") {
