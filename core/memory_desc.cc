@@ -210,8 +210,8 @@ absl::Status memory_desc::check_size() const {
   return absl::OkStatus();
 }
 
-// oneDNN's get_size() in elements: the largest (outer positions x stride) over the dims, or the
-// inner block when every dim has one outer position. Rank 0 is a scalar.
+// oneDNN's get_size() in elements: the largest (outer positions x stride) over the dims whose
+// padded size is not 1, or the inner block when that is larger. Rank 0 is a scalar.
 bool memory_desc::max_extent(int64_t* out) const {
   *out = 0;
   if (kind_ != format_kind::blocked) return true;
@@ -228,13 +228,12 @@ bool memory_desc::max_extent(int64_t* out) const {
     }
   }
   for (int d = 0; d < rank_; ++d) {
+    if (padded_dims_[d] == 1) continue;  // its stride is never used
     int64_t s = 0;
     if (mul_overflows(padded_dims_[d] / blocks[d], blocking_.strides[d], &s)) return false;
     max_size = std::max(max_size, s);
   }
-  if (max_size == 1 && blocking_.inner_nblks != 0) max_size = inner_block_size();
-  // Stride-free corner: every dim has one position and stride 0.
-  if (max_size == 0) max_size = inner_block_size();
+  if (max_size <= 1) max_size = inner_block_size();
   *out = max_size;
   return true;
 }
