@@ -9,7 +9,7 @@
 //   auto src = tessera::nodes_of(*tessera::make_layout("nchw", {2, 16, 3, 3}));
 //   auto dst = tessera::nodes_of(*tessera::make_layout("nhwc", {2, 16, 3, 3}));
 //   absl::StatusOr<tessera::loop_nest> nest = tessera::joint_coalesce(src, dst);
-//   // {2: 144,144} {16: 9,1} {9: 1,16}   (h and w merged: contiguous in both)
+//   // {2: 144,144} {9: 1,16} {16: 9,1}   (h and w merged: contiguous in both)
 //
 // Post-conditions (each property-tested in algebra_test.cc):
 //   permute  offset'(j) == offset(i) where j[perm[d]] = i[d]

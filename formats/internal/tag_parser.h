@@ -200,11 +200,11 @@ constexpr tag_parse_result fail(tag_error e, int position) {
 
 // Parses the abstract form: outer letters (a..l, uppercase when blocked, at most one 'x'),
 // then blocks <size><letter>. `rank` (-1: unknown) resolves 'x' and is checked when given.
-constexpr tag_parse_result parse_letter_form(std::string_view s, int rank, const int* positions) {
+constexpr tag_parse_result parse_letter_form(std::string_view s, int rank) {
   tag_parse_result r;
   tag_layout& t = r.layout;
   const int n = static_cast<int>(s.size());
-  auto pos = [&](int i) { return positions ? positions[i] : i; };
+  auto pos = [](int i) { return i; };  // domain and letter forms share positions
 
   int named = 0;
   int x_at = -1;  // index in `order` where x expands
@@ -321,7 +321,7 @@ inline constexpr onednn_quirk kOneDnnQuirks[] = {
 
 constexpr tag_parse_result parse_tag(std::string_view s, int rank) {
   for (const onednn_quirk& q : kOneDnnQuirks) {
-    if (s == q.name) return parse_letter_form(q.letters, rank, nullptr);
+    if (s == q.name) return parse_letter_form(q.letters, rank);
   }
   if (s.empty()) return fail(tag_error::empty, -1);
   if (static_cast<int>(s.size()) > kMaxTagLength) return fail(tag_error::too_long, -1);
@@ -333,11 +333,11 @@ constexpr tag_parse_result parse_tag(std::string_view s, int rank) {
   }
   if (s == "undef") return fail(tag_error::undef, -1);
   if (s == "x") s = "a";  // oneDNN's 1-D alias, not the benchdnn meta letter
-  if (!uses_domain_letters(s)) return parse_letter_form(s, rank, nullptr);
+  if (!uses_domain_letters(s)) return parse_letter_form(s, rank);
   letter_form lf = to_letter_form(s);
   if (lf.error != tag_error::none) return fail(lf.error, lf.position);
   // Domain and letter forms have the same length, so positions carry over unchanged.
-  return parse_letter_form(lf.view(), rank, nullptr);
+  return parse_letter_form(lf.view(), rank);
 }
 
 }  // namespace internal
