@@ -81,10 +81,16 @@ void ref_rows(const problem& prob, const ref_buffers& buf, dim_t begin, dim_t en
         mx = std::max(mx, a[i]);
       }
       // NaN anywhere makes the row NaN (std::max above drops it, the sum below does not).
-      double sum = 0;
-      for (dim_t i = 0; i < len; ++i) sum += std::exp(a[i] - mx);
+      // sum = count of maxima (each exp(0) = 1) + the rest, so that logsoftmax's
+      // log(count) + log1p(rest / count) keeps the rest when the max dominates.
+      double count = 0, rest = 0;
+      for (dim_t i = 0; i < len; ++i) {
+        if (a[i] == mx) count += 1;
+        else rest += std::exp(a[i] - mx);
+      }
+      const double sum = count + rest;
       const bool zero_row = mx == -inf && prob.alg == softmax_alg::softmax_inf_as_zero;
-      const double log_sum = std::log(sum);
+      const double log_sum = std::log(count) + std::log1p(rest / count);
       for (dim_t i = 0; i < len; ++i) {
         double y;
         if (zero_row) {

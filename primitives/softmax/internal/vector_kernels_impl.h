@@ -202,30 +202,80 @@ vf<A> log_diff(vf<A> x, vf<A> m, vf<A> l) {
   return (d - l) + err;
 }
 
-// Kahan summation: sum - comp approximates the exact sum.
+// Sums in f64: each f32 vector is widened into two f64 vectors (lanes 0..W/2-1 and W/2..W-1).
+// log(sum) must be accurate relative to itself when sum = 1 + small (logsoftmax), which a
+// compensated f32 sum does not guarantee; the widening costs two conversions per vector.
 template <class A>
-struct kahan {
-  vf<A> sum = vf<A>(0.f);
-  vf<A> comp = vf<A>(0.f);
+struct wide_sum {
+  using D = xsimd::batch<double, A>;
+  D lo = D(0.0);
+  D hi = D(0.0);
   void add(vf<A> v) {
-    vf<A> y = v - comp;
-    vf<A> t = sum + y;
-    comp = (t - sum) - y;
-    sum = t;
+    if constexpr (std::is_same_v<A, xsimd::avx512bw>) {
+      const __m512 r = v;
+      lo = lo + D(_mm512_cvtps_pd(_mm512_castps512_ps256(r)));
+      hi = hi + D(_mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(r), 1))));
+    } else if constexpr (std::is_same_v<A, xsimd::avx2>) {
+      const __m256 r = v;
+      lo = lo + D(_mm256_cvtps_pd(_mm256_castps256_ps128(r)));
+      hi = hi + D(_mm256_cvtps_pd(_mm256_extractf128_ps(r, 1)));
+    } else {
+      const __m128 r = v;
+      lo = lo + D(_mm_cvtps_pd(r));
+      hi = hi + D(_mm_cvtps_pd(_mm_movehl_ps(r, r)));
+    }
+  }
+  // Per-lane sums, lane order.
+  void lanes(double* out) const {
+    lo.store_unaligned(out);
+    hi.store_unaligned(out + D::size);
   }
 };
 
+// The row sum split as (number of elements equal to the max) + (sum of the other exps): each
+// max contributes exp(0) = 1 exactly, and keeping the rest apart lets logsoftmax take
+// log(count) + log1p(rest / count) without losing `rest` next to the 1s, even in f64.
 template <class A>
-double reduce_sum(const kahan<A>& k0, const kahan<A>& k1) {
-  alignas(64) float s0[kWidth<A>], c0[kWidth<A>], s1[kWidth<A>], c1[kWidth<A>];
-  k0.sum.store_aligned(s0);
-  k0.comp.store_aligned(c0);
-  k1.sum.store_aligned(s1);
-  k1.comp.store_aligned(c1);
-  double total = 0;
-  for (int i = 0; i < kWidth<A>; ++i) {
-    total += (static_cast<double>(s0[i]) - c0[i]) + (static_cast<double>(s1[i]) - c1[i]);
+struct split_sum {
+  wide_sum<A> rest;
+  vf<A> count = vf<A>(0.f);
+  void add(vf<A> x, vf<A> m, vf<A> e) {
+    const auto at_max = x == m;
+    count = count + xsimd::select(at_max, vf<A>(1.f), vf<A>(0.f));
+    rest.add(xsimd::select(at_max, vf<A>(0.f), e));
   }
+};
+
+struct row_total {
+  double count = 0;
+  double rest = 0;
+  double sum() const { return count + rest; }
+  double log_sum() const { return std::log(count) + std::log1p(rest / count); }
+};
+
+template <class A>
+row_total reduce(const split_sum<A>& k0, const split_sum<A>& k1) {
+  double r0[kWidth<A>], r1[kWidth<A>];
+  alignas(64) float c0[kWidth<A>], c1[kWidth<A>];
+  k0.rest.lanes(r0);
+  k1.rest.lanes(r1);
+  k0.count.store_aligned(c0);
+  k1.count.store_aligned(c1);
+  row_total t;
+  for (int i = 0; i < kWidth<A>; ++i) {
+    t.rest += r0[i] + r1[i];
+    t.count += static_cast<double>(c0[i]) + c1[i];
+  }
+  return t;
+}
+
+// Plain sum of all lanes (backward).
+template <class A>
+double reduce_sum(const wide_sum<A>& k) {
+  double l[kWidth<A>];
+  k.lanes(l);
+  double total = 0;
+  for (int i = 0; i < kWidth<A>; ++i) total += l[i];
   return total;
 }
 
@@ -289,17 +339,19 @@ void forward_dense(const kernel_args& k, dim_t begin, dim_t end) {
     }
 
     // Pass 2: sum of exp(x - max).
-    kahan<A> k0, k1;
+    split_sum<A> k0, k1;
     const bool keep = kKeepExp && !log;
     for_each_run(g, [&](dim_t off, dim_t n) {
       const S* p = src + off;
       D* q = dst + off;
       dim_t i = 0;
       for (; i + 2 * W <= n; i += 2 * W) {
-        F e0 = exp_diff<A>(io<A, S>::load(p + i), m);
-        F e1 = exp_diff<A>(io<A, S>::load(p + i + W), m);
-        k0.add(e0);
-        k1.add(e1);
+        const F x0 = io<A, S>::load(p + i);
+        const F x1 = io<A, S>::load(p + i + W);
+        F e0 = exp_diff<A>(x0, m);
+        F e1 = exp_diff<A>(x1, m);
+        k0.add(x0, m, e0);
+        k1.add(x1, m, e1);
         if constexpr (kKeepExp) {
           if (keep) {
             io<A, D>::store(q + i, e0);
@@ -312,8 +364,12 @@ void forward_dense(const kernel_args& k, dim_t begin, dim_t end) {
         F x = rest == W ? io<A, S>::load(p + i) : load_partial<A>(p + i, rest, neg_inf);
         F e = exp_diff<A>(x, m);
         // Lanes past the row hold -Inf - max: exp gives 0, or NaN when max is -Inf too.
-        if (rest != W) e = xsimd::select(lane_index<A>() < F(static_cast<float>(rest)), e, F(0.f));
-        k0.add(e);
+        if (rest != W) {
+          const auto inside = lane_index<A>() < F(static_cast<float>(rest));
+          e = xsimd::select(inside, e, F(0.f));
+          x = xsimd::select(inside, x, F(std::numeric_limits<float>::quiet_NaN()));  // not a max
+        }
+        k0.add(x, m, e);
         if constexpr (kKeepExp) {
           if (keep) {
             if (rest == W) io<A, D>::store(q + i, e);
@@ -322,11 +378,11 @@ void forward_dense(const kernel_args& k, dim_t begin, dim_t end) {
         }
       }
     });
-    const double sum = reduce_sum<A>(k0, k1);
+    const row_total total = reduce<A>(k0, k1);
 
     // Pass 3: normalise.
     if (log) {
-      const F l(static_cast<float>(std::log(sum)));
+      const F l(static_cast<float>(total.log_sum()));
       for_each_run(g, [&](dim_t off, dim_t n) {
         const S* p = src + off;
         D* q = dst + off;
@@ -338,7 +394,7 @@ void forward_dense(const kernel_args& k, dim_t begin, dim_t end) {
         }
       });
     } else {
-      const F inv(static_cast<float>(1.0 / sum));
+      const F inv(static_cast<float>(1.0 / total.sum()));
       for_each_run(g, [&](dim_t off, dim_t n) {
         const S* p = src + off;
         D* q = dst + off;
@@ -402,13 +458,14 @@ void forward_strided(const kernel_args& k, dim_t begin, dim_t end) {
         for (int v = 0; v < nv; ++v) m[v] = xsimd::max(load(p, v, neg_inf), m[v]);
       }
 
-      kahan<A> s[kVectors];
+      split_sum<A> s[kVectors];
       for (dim_t a = 0; a < g.len; ++a) {
         const S* p = src + a * g.axis_stride;
         D* q = dst + a * g.axis_stride;
         for (int v = 0; v < nv; ++v) {
-          F e = exp_diff<A>(load(p, v, 0.f), m[v]);
-          s[v].add(e);
+          const F x = load(p, v, 0.f);
+          F e = exp_diff<A>(x, m[v]);
+          s[v].add(x, m[v], e);
           if constexpr (kKeepExp) {
             if (keep) store(q, v, e);
           }
@@ -417,16 +474,16 @@ void forward_strided(const kernel_args& k, dim_t begin, dim_t end) {
 
       F scale[kVectors];
       for (int v = 0; v < nv; ++v) {
-        F total = s[v].sum - s[v].comp;
-        if (log) {
-          alignas(64) float t[W];
-          total.store_aligned(t);
-          for (int i = 0; i < W; ++i) t[i] = std::log(t[i]);
-          scale[v] = F::load_aligned(t);
-        } else {
-          scale[v] = F(1.f) / total;
-          if (inf_as_zero) scale[v] = xsimd::select(m[v] == F(neg_inf), F(0.f), scale[v]);
+        double rest[W];
+        alignas(64) float count[W], t[W];
+        s[v].rest.lanes(rest);
+        s[v].count.store_aligned(count);
+        for (int i = 0; i < W; ++i) {
+          const row_total lane{count[i], rest[i]};
+          t[i] = static_cast<float>(log ? lane.log_sum() : 1.0 / lane.sum());
         }
+        scale[v] = F::load_aligned(t);
+        if (!log && inf_as_zero) scale[v] = xsimd::select(m[v] == F(neg_inf), F(0.f), scale[v]);
       }
 
       for (dim_t a = 0; a < g.len; ++a) {
@@ -466,7 +523,7 @@ void backward_dense(const kernel_args& k, dim_t begin, dim_t end) {
     DiffSrc* dx = static_cast<DiffSrc*>(k.out) + base;
 
     // Pass 1: sum(dy * y) (softmax) or sum(dy) (logsoftmax).
-    kahan<A> k0, k1;
+    wide_sum<A> k0;
     for_each_run(g, [&](dim_t off, dim_t n) {
       dim_t i = 0;
       for (; i < n; i += W) {
@@ -481,7 +538,7 @@ void backward_dense(const kernel_args& k, dim_t begin, dim_t end) {
         }
       }
     });
-    const F sum(static_cast<float>(reduce_sum<A>(k0, k1)));
+    const F sum(static_cast<float>(reduce_sum<A>(k0)));
 
     // Pass 2: diff_src.
     for_each_run(g, [&](dim_t off, dim_t n) {

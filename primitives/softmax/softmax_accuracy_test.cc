@@ -1,0 +1,409 @@
+// Accuracy of every kernel (each ISA forced, and the reference kernel) against the float64
+// reference, over random shapes, axes, layouts, types and algorithms, plus special inputs.
+//
+// Bounds (eps = 2^-23, the f32 machine epsilon; results y, exact r):
+//   forward f32, softmax and logsoftmax:  |y - r| <= 4 eps |r|   (+ 2^-148 for denormal results)
+//   forward bf16/f16 output:  |y - r| <= ulp(r)/2 + 4 eps |r|, i.e. the correctly rounded value
+//                             except when r is within 4 eps of a rounding tie
+//   forward f64:              |y - r| <= 1e-12 |r|
+//   forward s8/u8 output:     |y - saturate(r)| <= 1
+//   backward f32:  |y - r| <= 4 eps B, with B = |dst| (|diff_dst| + sum|diff_dst dst|) for softmax and
+//                  |diff_dst| + exp(dst) sum|diff_dst| for logsoftmax (the size of the operands: the
+//                  subtraction in the formula can cancel, so no relative bound exists)
+//   backward bf16/f16 output: the f32 bound + ulp(r)/2.
+// The largest error seen per kernel and type is printed (in units of the bound's eps).
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tessera/core/convert.h"
+#include "tessera/primitives/softmax/softmax.h"
+#include "tessera/primitives/softmax/softmax_test_util.h"
+#include "tessera/testing/softmax/softmax_reference.h"
+
+namespace tessera {
+namespace {
+
+using softmax_test::blocked;
+using softmax_test::buffer;
+using softmax_test::kernel_filters;
+using softmax_test::plain;
+using softmax_test::ulp_of;
+
+constexpr double kEps = 1.0 / (1 << 23);
+constexpr double kDenormFloor = 0x1p-148;
+
+// Largest error / allowed-scale seen, per "kernel dt alg".
+std::map<std::string, double>& worst() {
+  static std::map<std::string, double> w;
+  return w;
+}
+
+void note(const std::string& key, double v) {
+  double& w = worst()[key];
+  w = std::max(w, v);
+}
+
+class PrintWorst : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    for (const auto& [k, v] : worst()) std::printf("max error %-50s %.3f\n", k.c_str(), v);
+  }
+};
+const auto* const kPrinter = ::testing::AddGlobalTestEnvironment(new PrintWorst);
+
+// Checks a forward result against the exact one; returns the number of failures.
+int check_forward(const std::string& kernel, softmax_alg alg, data_type dt,
+                  const std::vector<double>& exact, const std::vector<double>& got,
+                  std::string& first) {
+  int failures = 0;
+  for (size_t i = 0; i < exact.size(); ++i) {
+    const double r = exact[i], y = got[i];
+    bool ok;
+    double err_units = 0;  // error / (eps |r|)
+    if (std::isnan(r) || std::isnan(y)) {
+      ok = std::isnan(r) && std::isnan(y);
+    } else if (std::isinf(r) || std::isinf(y)) {
+      ok = r == y;
+    } else if (dt == data_type::s8 || dt == data_type::u8) {
+      const double sat = std::clamp(r, softmax_test::min_of(dt), softmax_test::max_of(dt));
+      err_units = std::fabs(y - sat);
+      ok = err_units <= 1;
+    } else if (dt == data_type::f64) {
+      err_units = std::fabs(y - r) / (std::fabs(r) * 1e-12 + 1e-300);
+      ok = err_units <= 1;
+    } else {
+      const double rounding = dt == data_type::f32 ? 0 : ulp_of(dt, r) / 2;
+      const double excess = std::max(0.0, std::fabs(y - r) - rounding);
+      err_units = excess / (kEps * std::fabs(r) + kDenormFloor);
+      ok = err_units <= 4;
+    }
+    note(kernel + " " + std::string(name_of(dt)) + " " + std::string(name_of(alg)), err_units);
+    if (!ok && failures++ == 0) {
+      first = "element " + std::to_string(i) + ": exact " + std::to_string(r) + " got " +
+              std::to_string(y) + " (" + std::to_string(err_units) + " units)";
+    }
+  }
+  return failures;
+}
+
+struct random_problem {
+  std::vector<dim_t> dims;
+  int axis;
+  int layout;  // 0 plain, 1 permuted, 2 strided, 3 axis innermost, 4 blocked
+};
+
+random_problem draw(std::mt19937& rng) {
+  random_problem p;
+  const int rank = std::uniform_int_distribution<int>(1, 5)(rng);
+  dim_t budget = 6000;
+  for (int d = 0; d < rank; ++d) {
+    const dim_t hi = std::max<dim_t>(1, std::min<dim_t>(budget, d == 0 ? 300 : 40));
+    const dim_t n = std::uniform_int_distribution<dim_t>(1, hi)(rng);
+    p.dims.push_back(n);
+    budget = std::max<dim_t>(1, budget / n);
+  }
+  p.axis = std::uniform_int_distribution<int>(0, rank - 1)(rng);
+  p.layout = std::uniform_int_distribution<int>(0, 4)(rng);
+  return p;
+}
+
+memory_desc layout_of(const random_problem& p, data_type dt, std::mt19937& rng) {
+  const int rank = static_cast<int>(p.dims.size());
+  std::vector<int> order(rank);
+  std::iota(order.begin(), order.end(), 0);
+  switch (p.layout) {
+    case 1: std::shuffle(order.begin(), order.end(), rng); return plain(p.dims, dt, order);
+    case 2: return plain(p.dims, dt, {}, 3);
+    case 3:
+      order.erase(order.begin() + p.axis);
+      order.push_back(p.axis);
+      return plain(p.dims, dt, order);
+    case 4: {
+      const int bdim = (rng() % 2) ? p.axis : static_cast<int>(rng() % rank);
+      return blocked(p.dims, dt, bdim, (rng() % 2) ? 16 : 8);
+    }
+    default: return plain(p.dims, dt);
+  }
+}
+
+std::vector<double> random_values(size_t n, data_type dt, std::mt19937& rng) {
+  std::vector<double> v(n);
+  if (dt == data_type::s8 || dt == data_type::u8) {
+    std::uniform_int_distribution<int> d(static_cast<int>(softmax_test::min_of(dt)),
+                                         static_cast<int>(softmax_test::max_of(dt)));
+    for (auto& x : v) x = d(rng);
+  } else {
+    std::uniform_real_distribution<double> d(-20, 20);
+    for (auto& x : v) x = d(rng);
+  }
+  return v;
+}
+
+TEST(SoftmaxAccuracy, ForwardRandomProblemsEveryKernel) {
+  std::mt19937 rng(1234);
+  const data_type types[] = {data_type::f32, data_type::f32, data_type::bf16, data_type::f16,
+                             data_type::f64, data_type::s8,  data_type::u8};
+  const softmax_alg algs[] = {softmax_alg::softmax, softmax_alg::logsoftmax,
+                              softmax_alg::softmax_inf_as_zero};
+  int vector_runs = 0;
+  for (int iter = 0; iter < 120; ++iter) {
+    const random_problem p = draw(rng);
+    const data_type sdt = types[rng() % std::size(types)];
+    data_type ddt = (rng() % 3) ? sdt : types[rng() % std::size(types)];
+    if (sdt == data_type::s8 || sdt == data_type::u8) ddt = (rng() % 2) ? data_type::f32 : ddt;
+    const softmax_alg alg = algs[rng() % 3];
+    const memory_desc src = layout_of(p, sdt, rng);
+    const bool dst_any = rng() % 2;
+    const memory_desc dst_req = dst_any ? *memory_desc::any(p.dims, ddt) : layout_of(p, ddt, rng);
+
+    auto src_buf = buffer(src);
+    testing::write_logical(src, src_buf.data(), random_values(src.nelems(), sdt, rng));
+
+    primitive_attr attr;
+    float dst_scale = 1.f;
+    if (ddt == data_type::s8 || ddt == data_type::u8) {
+      attr.dst_scales = quant_param{0};
+      dst_scale = alg == softmax_alg::logsoftmax ? 0.25f : 1.f / 128;
+    }
+    const std::vector<double> exact =
+        testing::softmax_forward_reference(alg, src, src_buf.data(), p.axis, 1.0 / dst_scale);
+
+    for (const std::string& filter : kernel_filters()) {
+      auto fwd = softmax_forward::create(alg, src, dst_req, p.axis, attr, {filter});
+      if (!fwd.ok()) {
+        ASSERT_EQ(fwd.status().code(), absl::StatusCode::kNotFound) << fwd.status();
+        continue;
+      }
+      if (filter != "ref") ++vector_runs;
+      auto dst_buf = buffer(fwd->dst_desc(), 0xA5);
+      exec_args args{{arg::src, {src, src_buf.data()}}, {arg::dst, {fwd->dst_desc(), dst_buf.data()}}};
+      memory_desc scale_md = *memory_desc::with_strides({1}, data_type::f32, {1});
+      if (attr.dst_scales) args.set(arg::dst_scales, {scale_md, &dst_scale});
+      ASSERT_TRUE(fwd->execute(args).ok());
+      const auto got = testing::read_logical(fwd->dst_desc(), dst_buf.data());
+      std::string first;
+      const int failures = check_forward(fwd->impl_name(), alg, ddt, exact, got, first);
+      EXPECT_EQ(failures, 0) << fwd->impl_name() << " " << name_of(alg) << " " << name_of(sdt)
+                             << "->" << name_of(ddt) << " dims " << ::testing::PrintToString(p.dims)
+                             << " axis " << p.axis << " layout " << p.layout << ": " << first;
+    }
+  }
+  EXPECT_GT(vector_runs, 60);  // the vector kernels were really exercised
+}
+
+// Backward bound: 4 eps times the operand size of each element (see the top of the file).
+TEST(SoftmaxAccuracy, BackwardRandomProblemsEveryKernel) {
+  std::mt19937 rng(99);
+  const data_type types[] = {data_type::f32, data_type::f32, data_type::bf16, data_type::f16,
+                             data_type::f64};
+  int vector_runs = 0;
+  for (int iter = 0; iter < 80; ++iter) {
+    const random_problem p = draw(rng);
+    const data_type dt = types[rng() % std::size(types)];
+    const softmax_alg alg = (rng() % 2) ? softmax_alg::softmax : softmax_alg::logsoftmax;
+    const memory_desc md = layout_of(p, dt, rng);
+    // dst: a real softmax output (rounded to dt); diff_dst: uniform in [-1, 1].
+    auto src_buf = buffer(md);
+    testing::write_logical(md, src_buf.data(), random_values(md.nelems(), data_type::f32, rng));
+    auto dst_buf = buffer(md);
+    testing::write_logical(md, dst_buf.data(),
+                           testing::softmax_forward_reference(alg, md, src_buf.data(), p.axis));
+    auto dd_buf = buffer(md);
+    std::vector<double> dd(md.nelems());
+    std::uniform_real_distribution<double> u(-1, 1);
+    for (auto& x : dd) x = u(rng);
+    testing::write_logical(md, dd_buf.data(), dd);
+
+    const auto y = testing::read_logical(md, dst_buf.data());
+    const auto dy = testing::read_logical(md, dd_buf.data());
+    const auto exact =
+        testing::softmax_backward_reference(alg, md, dst_buf.data(), md, dd_buf.data(), p.axis);
+    // Operand size per element.
+    std::vector<double> size(exact.size());
+    {
+      dim_t inner = 1;
+      for (size_t d = p.axis + 1; d < p.dims.size(); ++d) inner *= p.dims[d];
+      const dim_t len = p.dims[p.axis];
+      const dim_t outer = static_cast<dim_t>(exact.size()) / (len * inner);
+      for (dim_t o = 0; o < outer; ++o) {
+        for (dim_t i = 0; i < inner; ++i) {
+          double s = 0;
+          for (dim_t a = 0; a < len; ++a) {
+            const dim_t k = (o * len + a) * inner + i;
+            s += alg == softmax_alg::logsoftmax ? std::fabs(dy[k]) : std::fabs(dy[k] * y[k]);
+          }
+          for (dim_t a = 0; a < len; ++a) {
+            const dim_t k = (o * len + a) * inner + i;
+            size[k] = alg == softmax_alg::logsoftmax ? std::fabs(dy[k]) + std::exp(y[k]) * s
+                                                     : std::fabs(y[k]) * (std::fabs(dy[k]) + s);
+          }
+        }
+      }
+    }
+    for (const std::string& filter : kernel_filters()) {
+      const memory_desc diff_src_req =
+          (rng() % 2) ? *memory_desc::any(p.dims, dt) : md;
+      auto bwd = softmax_backward::create(alg, diff_src_req, md, md, p.axis, {}, {filter});
+      if (!bwd.ok()) {
+        ASSERT_EQ(bwd.status().code(), absl::StatusCode::kNotFound) << bwd.status();
+        continue;
+      }
+      if (filter != "ref") ++vector_runs;
+      auto dx_buf = buffer(bwd->diff_src_desc(), 0x5A);
+      ASSERT_TRUE(bwd->execute({{arg::dst, {md, dst_buf.data()}},
+                                {arg::diff_dst, {md, dd_buf.data()}},
+                                {arg::diff_src, {bwd->diff_src_desc(), dx_buf.data()}}})
+                      .ok());
+      const auto got = testing::read_logical(bwd->diff_src_desc(), dx_buf.data());
+      int failures = 0;
+      std::string first;
+      for (size_t i = 0; i < exact.size(); ++i) {
+        const double tol_eps = dt == data_type::f64 ? 1e-12 / kEps : 4;
+        const double rounding =
+            (dt == data_type::bf16 || dt == data_type::f16) ? ulp_of(dt, exact[i]) / 2 : 0;
+        const double excess = std::max(0.0, std::fabs(got[i] - exact[i]) - rounding);
+        const double units = excess / (kEps * size[i] + kDenormFloor);
+        note(bwd->impl_name() + " " + std::string(name_of(dt)) + " bwd " +
+                 std::string(name_of(alg)),
+             units);
+        if (!(units <= tol_eps) && failures++ == 0) {
+          first = "element " + std::to_string(i) + ": exact " + std::to_string(exact[i]) +
+                  " got " + std::to_string(got[i]) + " (" + std::to_string(units) + " units)";
+        }
+      }
+      EXPECT_EQ(failures, 0) << bwd->impl_name() << " " << name_of(alg) << " " << name_of(dt)
+                             << " dims " << ::testing::PrintToString(p.dims) << " axis " << p.axis
+                             << " layout " << p.layout << ": " << first;
+    }
+  }
+  EXPECT_GT(vector_runs, 20);
+}
+
+// Runs the forward on `values` (f32, one problem) with every kernel and checks the f32 bound.
+void check_special(std::vector<dim_t> dims, int axis, const memory_desc& src,
+                   const std::vector<double>& values, softmax_alg alg) {
+  auto src_buf = buffer(src);
+  testing::write_logical(src, src_buf.data(), values);
+  const auto exact = testing::softmax_forward_reference(alg, src, src_buf.data(), axis);
+  for (const std::string& filter : kernel_filters()) {
+    auto fwd = softmax_forward::create(alg, src, *memory_desc::any(dims, data_type::f32), axis, {},
+                                       {filter});
+    if (!fwd.ok()) continue;
+    auto dst_buf = buffer(fwd->dst_desc());
+    ASSERT_TRUE(fwd->execute({{arg::src, {src, src_buf.data()}},
+                              {arg::dst, {fwd->dst_desc(), dst_buf.data()}}})
+                    .ok());
+    std::string first;
+    EXPECT_EQ(check_forward(fwd->impl_name(), alg, data_type::f32, exact,
+                            testing::read_logical(fwd->dst_desc(), dst_buf.data()), first),
+              0)
+        << fwd->impl_name() << " " << name_of(alg) << ": " << first;
+  }
+}
+
+TEST(SoftmaxAccuracy, ValuesNearPlusMinus88) {
+  std::mt19937 rng(7);
+  for (double lo : {80.0, -88.7}) {
+    std::uniform_real_distribution<double> d(lo, lo + 8.7);
+    std::vector<double> v(37 * 100);
+    for (auto& x : v) x = d(rng);
+    for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::logsoftmax}) {
+      check_special({37, 100}, 1, plain({37, 100}, data_type::f32), v, alg);  // dense
+      check_special({37, 100}, 0, plain({37, 100}, data_type::f32), v, alg);  // strided
+    }
+  }
+}
+
+// Rows spanning ~100 in value: the small outputs reach the denormal range.
+TEST(SoftmaxAccuracy, WideRangeRowsReachDenormals) {
+  std::mt19937 rng(8);
+  std::uniform_real_distribution<double> d(-100, 3);
+  std::vector<double> v(16 * 500);
+  for (auto& x : v) x = d(rng);
+  for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::logsoftmax}) {
+    check_special({16, 500}, 1, plain({16, 500}, data_type::f32), v, alg);
+    check_special({16, 500}, 0, plain({16, 500}, data_type::f32), v, alg);
+  }
+}
+
+TEST(SoftmaxAccuracy, RowsOfOneElement) {
+  for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::logsoftmax}) {
+    std::vector<double> v = {-3, 0, 5.5, 1e30, -1e30};
+    check_special({5, 1}, 1, plain({5, 1}, data_type::f32), v, alg);
+    check_special({1, 5}, 0, plain({1, 5}, data_type::f32), v, alg);
+  }
+}
+
+TEST(SoftmaxAccuracy, AxisOfOneMillion) {
+  const dim_t n = 1'000'000;
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> d(-10, 10);
+  std::vector<double> v(2 * n);
+  for (auto& x : v) x = d(rng);
+  for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::logsoftmax}) {
+    check_special({2, n}, 1, plain({2, n}, data_type::f32), v, alg);
+  }
+}
+
+// -Inf entries give exact zeros (softmax) and -Inf (logsoftmax); an all -Inf row gives NaN, or 0
+// with softmax_inf_as_zero. Checked on the dense and the strided kernels and the reference.
+TEST(SoftmaxAccuracy, MinusInfinity) {
+  const double inf = std::numeric_limits<double>::infinity();
+  // 3 rows of 20 (axis 1): mixed, all -Inf, one finite.
+  std::vector<double> rows(60);
+  for (int i = 0; i < 20; ++i) {
+    rows[i] = (i % 3 == 0) ? -inf : i * 0.5;
+    rows[20 + i] = -inf;
+    rows[40 + i] = i == 7 ? 2.0 : -inf;
+  }
+  for (int axis : {1, 0}) {
+    // axis 0 of the transposed data (20x3): the same rows, now strided.
+    const std::vector<dim_t> dims = axis == 1 ? std::vector<dim_t>{3, 20} : std::vector<dim_t>{20, 3};
+    std::vector<double> v(60);
+    for (int r = 0; r < 3; ++r) {
+      for (int i = 0; i < 20; ++i) (axis == 1 ? v[r * 20 + i] : v[i * 3 + r]) = rows[r * 20 + i];
+    }
+    const memory_desc src = plain(dims, data_type::f32);
+    for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::softmax_inf_as_zero,
+                            softmax_alg::logsoftmax}) {
+      auto src_buf = buffer(src);
+      testing::write_logical(src, src_buf.data(), v);
+      for (const std::string& filter : kernel_filters()) {
+        auto fwd = softmax_forward::create(alg, src, src, axis, {}, {filter});
+        if (!fwd.ok()) continue;
+        auto dst_buf = buffer(src);
+        ASSERT_TRUE(fwd->execute({{arg::src, {src, src_buf.data()}},
+                                  {arg::dst, {src, dst_buf.data()}}})
+                        .ok());
+        const auto got = testing::read_logical(src, dst_buf.data());
+        for (int r = 0; r < 3; ++r) {
+          for (int i = 0; i < 20; ++i) {
+            const double y = axis == 1 ? got[r * 20 + i] : got[i * 3 + r];
+            const double x = rows[r * 20 + i];
+            SCOPED_TRACE(fwd->impl_name() + " " + std::string(name_of(alg)) + " row " +
+                         std::to_string(r) + " i " + std::to_string(i));
+            if (r == 1) {
+              if (alg == softmax_alg::softmax_inf_as_zero) EXPECT_EQ(y, 0.0);
+              else EXPECT_TRUE(std::isnan(y)) << y;
+            } else if (x == -inf) {
+              EXPECT_EQ(y, alg == softmax_alg::logsoftmax ? -inf : 0.0);
+            } else if (r == 2) {
+              EXPECT_EQ(y, alg == softmax_alg::logsoftmax ? 0.0 : 1.0);
+            } else {
+              EXPECT_TRUE(std::isfinite(y)) << y;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tessera

@@ -1,0 +1,328 @@
+// Behaviour of the softmax primitives: kernel choice, `any`, in-place, padding, int8 scales,
+// verbose lines, and bad input (clear Status, nothing written).
+#include "tessera/primitives/softmax/softmax.h"
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tessera/primitives/runtime/verbose.h"
+#include "tessera/primitives/softmax/softmax_test_util.h"
+#include "tessera/simd/isa.h"
+#include "tessera/testing/softmax/softmax_reference.h"
+
+namespace tessera {
+namespace {
+
+using softmax_test::blocked;
+using softmax_test::buffer;
+using softmax_test::plain;
+using ::testing::HasSubstr;
+
+std::vector<double> iota_values(size_t n, double scale) {
+  std::vector<double> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = std::sin(static_cast<double>(i)) * scale;
+  return v;
+}
+
+TEST(Softmax, PicksVectorKernelsByLayout) {
+  const std::string isa(simd::name_of(simd::max_isa()));
+  auto dense = softmax_forward::create(softmax_alg::softmax, plain({8, 100}, data_type::f32),
+                                       *memory_desc::any({8, 100}, data_type::f32), 1);
+  ASSERT_TRUE(dense.ok()) << dense.status();
+  EXPECT_EQ(dense->impl_name(), "xsimd:" + isa + ":dense");
+
+  auto nchw = softmax_forward::create(softmax_alg::softmax, plain({2, 50, 7, 7}, data_type::f32),
+                                      *memory_desc::any({2, 50, 7, 7}, data_type::f32), 1);
+  ASSERT_TRUE(nchw.ok());
+  EXPECT_EQ(nchw->impl_name(), "xsimd:" + isa + ":strided");
+
+  auto nchw16c = softmax_forward::create(softmax_alg::softmax,
+                                         blocked({2, 50, 7, 7}, data_type::f32, 1, 16),
+                                         *memory_desc::any({2, 50, 7, 7}, data_type::f32), 1);
+  ASSERT_TRUE(nchw16c.ok());
+  EXPECT_EQ(nchw16c->impl_name(), "xsimd:" + isa + ":dense");
+
+  auto forced = softmax_forward::create(softmax_alg::softmax, plain({8, 100}, data_type::f32),
+                                        plain({8, 100}, data_type::f32), 1, {}, {"ref"});
+  ASSERT_TRUE(forced.ok());
+  EXPECT_EQ(forced->impl_name(), "ref:any:scalar");
+
+  // int8 goes to the reference kernel.
+  auto s8 = softmax_forward::create(softmax_alg::softmax, plain({8, 100}, data_type::s8),
+                                    plain({8, 100}, data_type::f32), 1);
+  ASSERT_TRUE(s8.ok());
+  EXPECT_EQ(s8->impl_name(), "ref:any:scalar");
+}
+
+TEST(Softmax, CapOnIsaIsHonoured) {
+  simd::scoped_max_isa cap(simd::isa::sse4_2);
+  auto fwd = softmax_forward::create(softmax_alg::softmax, plain({8, 100}, data_type::f32),
+                                     plain({8, 100}, data_type::f32), 1);
+  ASSERT_TRUE(fwd.ok());
+  EXPECT_EQ(fwd->impl_name(), "xsimd:sse4_2:dense");
+}
+
+TEST(Softmax, AnyTakesTheSourceLayout) {
+  const memory_desc src = plain({4, 6, 5}, data_type::f32, {2, 0, 1});
+  auto fwd = softmax_forward::create(softmax_alg::softmax, src,
+                                     *memory_desc::any({4, 6, 5}, data_type::bf16), 1);
+  ASSERT_TRUE(fwd.ok());
+  EXPECT_EQ(fwd->dst_desc().dt(), data_type::bf16);
+  EXPECT_EQ(fwd->dst_desc().blocking(), src.blocking());
+}
+
+TEST(Softmax, InPlaceEqualsOutOfPlace) {
+  for (const std::string& filter : softmax_test::kernel_filters()) {
+    for (int axis : {0, 1}) {
+      const memory_desc md = plain({33, 70}, data_type::f32);
+      auto fwd = softmax_forward::create(softmax_alg::softmax, md, md, axis, {}, {filter});
+      if (!fwd.ok()) continue;
+      auto a = buffer(md);
+      testing::write_logical(md, a.data(), iota_values(md.nelems(), 5));
+      auto out = buffer(md);
+      ASSERT_TRUE(fwd->execute({{arg::src, {md, a.data()}}, {arg::dst, {md, out.data()}}}).ok());
+      ASSERT_TRUE(fwd->execute({{arg::src, {md, a.data()}}, {arg::dst, {md, a.data()}}}).ok());
+      EXPECT_EQ(a, out) << fwd->impl_name();
+
+      auto bwd = softmax_backward::create(softmax_alg::softmax, md, md, md, axis, {}, {filter});
+      if (!bwd.ok()) continue;
+      auto dd = buffer(md);
+      testing::write_logical(md, dd.data(), iota_values(md.nelems(), 1));
+      auto dx = buffer(md);
+      ASSERT_TRUE(bwd->execute({{arg::dst, {md, out.data()}},
+                                {arg::diff_dst, {md, dd.data()}},
+                                {arg::diff_src, {md, dx.data()}}})
+                      .ok());
+      ASSERT_TRUE(bwd->execute({{arg::dst, {md, out.data()}},
+                                {arg::diff_dst, {md, dd.data()}},
+                                {arg::diff_src, {md, dd.data()}}})
+                      .ok());
+      EXPECT_EQ(dd, dx) << bwd->impl_name();
+    }
+  }
+}
+
+// Blocked destinations: padding is written as zero whatever the buffer held.
+TEST(Softmax, PaddingOfDestinationIsZero) {
+  const std::vector<dim_t> dims = {2, 17, 3, 3};
+  const memory_desc md = blocked(dims, data_type::f32, 1, 16);
+  ASSERT_EQ(md.padded_dims()[1], 32);
+  for (int axis : {1, 3}) {
+    for (const std::string& filter : softmax_test::kernel_filters()) {
+      auto fwd = softmax_forward::create(softmax_alg::logsoftmax, md, md, axis, {}, {filter});
+      if (!fwd.ok()) continue;
+      auto src = buffer(md);
+      testing::write_logical(md, src.data(), iota_values(md.nelems(), 3));
+      auto dst = buffer(md, 0xFF);  // NaN patterns everywhere
+      ASSERT_TRUE(fwd->execute({{arg::src, {md, src.data()}}, {arg::dst, {md, dst.data()}}}).ok());
+      std::array<dim_t, 4> idx{};
+      for (idx[0] = 0; idx[0] < 2; ++idx[0])
+        for (idx[1] = 17; idx[1] < 32; ++idx[1])
+          for (idx[2] = 0; idx[2] < 3; ++idx[2])
+            for (idx[3] = 0; idx[3] < 3; ++idx[3]) {
+              float v;
+              std::memcpy(&v, dst.data() + md.offset(idx) * 4, 4);
+              ASSERT_EQ(v, 0.f) << fwd->impl_name() << " axis " << axis;
+            }
+      const auto want = testing::softmax_forward_reference(softmax_alg::logsoftmax, md, src.data(), axis);
+      const auto got = testing::read_logical(md, dst.data());
+      for (size_t i = 0; i < want.size(); ++i) {
+        ASSERT_NEAR(got[i], want[i], 1e-5 * std::fabs(want[i]) + 1e-6) << fwd->impl_name();
+      }
+    }
+  }
+}
+
+// dst = round(softmax(src) * src_scale / dst_scale), and the 2.x output scale form.
+TEST(Softmax, Int8Scales) {
+  const memory_desc src = plain({4, 30}, data_type::s8);
+  const memory_desc dst = plain({4, 30}, data_type::u8);
+  auto in = buffer(src);
+  std::vector<double> v(src.nelems());
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(static_cast<int>(i * 7 % 23) - 11);
+  testing::write_logical(src, in.data(), v);
+  primitive_attr attr;
+  attr.src_scales = quant_param{0};
+  attr.dst_scales = quant_param{0};
+  auto fwd = softmax_forward::create(softmax_alg::softmax, src, dst, 1, attr);
+  ASSERT_TRUE(fwd.ok()) << fwd.status();
+  float src_scale = 2.f, dst_scale = 1.f / 64;
+  const memory_desc one = *memory_desc::with_strides({1}, data_type::f32, {1});
+  auto out = buffer(dst);
+  ASSERT_TRUE(fwd->execute({{arg::src, {src, in.data()}},
+                            {arg::dst, {dst, out.data()}},
+                            {arg::src_scales, {one, &src_scale}},
+                            {arg::dst_scales, {one, &dst_scale}}})
+                  .ok());
+  const auto want = testing::softmax_forward_reference(softmax_alg::softmax, src, in.data(), 1,
+                                                       src_scale / dst_scale);
+  const auto got = testing::read_logical(dst, out.data());
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_LE(std::fabs(got[i] - std::clamp(want[i], 0.0, 255.0)), 1.0) << i;
+  }
+
+  primitive_attr oscale;
+  oscale.oscale = output_scales{0, {128.f}};
+  auto fwd2 = softmax_forward::create(softmax_alg::softmax, src, dst, 1, oscale);
+  ASSERT_TRUE(fwd2.ok());
+  auto out2 = buffer(dst);
+  ASSERT_TRUE(fwd2->execute({{arg::src, {src, in.data()}}, {arg::dst, {dst, out2.data()}}}).ok());
+  EXPECT_EQ(out, out2);  // 2 / (1/64) = 128
+}
+
+TEST(Softmax, VerboseLine) {
+  verbose_capture capture;
+  scoped_verbose on(true);
+  const memory_desc md = plain({2, 10}, data_type::f32);
+  auto fwd = softmax_forward::create(softmax_alg::logsoftmax, md, md, 1);
+  ASSERT_TRUE(fwd.ok());
+  auto a = buffer(md), b = buffer(md);
+  ASSERT_TRUE(fwd->execute({{arg::src, {md, a.data()}}, {arg::dst, {md, b.data()}}}).ok());
+  ASSERT_EQ(capture.lines().size(), 1u);
+  EXPECT_THAT(capture.lines()[0], HasSubstr("tessera_verbose,exec,softmax_fwd," + fwd->impl_name()));
+  EXPECT_THAT(capture.lines()[0], HasSubstr("logsoftmax 2x10:1"));
+}
+
+// ---- bad input -------------------------------------------------------------------------------
+
+TEST(SoftmaxBadInput, CreateErrorsNameTheValue) {
+  const memory_desc f32 = plain({4, 5}, data_type::f32);
+  auto st = softmax_forward::create(softmax_alg::softmax, f32, f32, 2).status();
+  EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(st.message(), HasSubstr("axis 2"));
+  EXPECT_THAT(softmax_forward::create(softmax_alg::softmax, f32, f32, -1).status().message(),
+              HasSubstr("axis -1"));
+
+  const memory_desc s32 = plain({4, 5}, data_type::s32);
+  EXPECT_THAT(softmax_forward::create(softmax_alg::softmax, s32, f32, 1).status().message(),
+              HasSubstr("s32"));
+  const memory_desc f8 = plain({4, 5}, data_type::f8_e5m2);
+  EXPECT_THAT(softmax_forward::create(softmax_alg::softmax, f32, f8, 1).status().message(),
+              HasSubstr("f8_e5m2"));
+
+  const memory_desc s8 = plain({4, 5}, data_type::s8);
+  auto bwd = softmax_backward::create(softmax_alg::softmax, f32, f32, s8, 1);
+  EXPECT_EQ(bwd.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(bwd.status().message(), HasSubstr("int8"));
+
+  EXPECT_THAT(softmax_forward::create(softmax_alg::softmax, *memory_desc::any({4, 5}, data_type::f32),
+                                      f32, 1)
+                  .status()
+                  .message(),
+              HasSubstr("any"));
+  EXPECT_THAT(softmax_forward::create(softmax_alg::softmax, f32, plain({4, 6}, data_type::f32), 1)
+                  .status()
+                  .message(),
+              HasSubstr("4x6"));
+  EXPECT_THAT(softmax_forward::create(static_cast<softmax_alg>(7), f32, f32, 1).status().message(),
+              HasSubstr("7"));
+
+  primitive_attr zp;
+  zp.src_zero_points = quant_param{0};
+  EXPECT_THAT(softmax_forward::create(softmax_alg::softmax, f32, f32, 1, zp).status().message(),
+              HasSubstr("zero points"));
+  primitive_attr mask;
+  mask.dst_scales = quant_param{2};
+  EXPECT_THAT(softmax_forward::create(softmax_alg::softmax, f32, f32, 1, mask).status().message(),
+              HasSubstr("mask 2"));
+  primitive_attr scales;
+  scales.src_scales = quant_param{0};
+  EXPECT_FALSE(softmax_backward::create(softmax_alg::softmax, f32, f32, f32, 1, scales).ok());
+
+  auto none = softmax_forward::create(softmax_alg::softmax, s8, f32, 1, {}, {"xsimd"});
+  EXPECT_EQ(none.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(none.status().message(), HasSubstr("xsimd"));
+}
+
+// Every execute error leaves every buffer as it was.
+TEST(SoftmaxBadInput, ExecuteErrorsWriteNothing) {
+  const memory_desc f32 = plain({4, 5}, data_type::f32);
+  const memory_desc bf = plain({4, 5}, data_type::bf16);
+  auto src = buffer(f32, 0x11);
+  auto dst = buffer(f32, 0x22);
+  const auto src0 = src, dst0 = dst;
+  auto fwd = softmax_forward::create(softmax_alg::softmax, f32, f32, 1);
+  ASSERT_TRUE(fwd.ok());
+  auto expect_error = [&](const exec_args& args, const std::string& what) {
+    const absl::Status st = fwd->execute(args);
+    EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument) << what;
+    EXPECT_THAT(std::string(st.message()), HasSubstr(what));
+    EXPECT_EQ(src, src0);
+    EXPECT_EQ(dst, dst0);
+  };
+  expect_error({{arg::src, {f32, src.data()}}}, "dst is missing");
+  expect_error({{arg::src, {f32, nullptr}}, {arg::dst, {f32, dst.data()}}}, "null");
+  expect_error({{arg::src, {f32, src.data()}}, {arg::dst, {plain({4, 5}, data_type::f32, {1, 0}), dst.data()}}},
+               "other than the one");
+  expect_error({{arg::src, {f32, src.data()}}, {arg::dst, {f32, src.data() + 4}}}, "partially overlaps");
+
+  // In-place with different types.
+  auto mixed = softmax_forward::create(softmax_alg::softmax, f32, bf, 1);
+  ASSERT_TRUE(mixed.ok());
+  const absl::Status st = mixed->execute({{arg::src, {f32, src.data()}}, {arg::dst, {bf, src.data()}}});
+  EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(st.message()), HasSubstr("in-place"));
+  EXPECT_EQ(src, src0);
+
+  // Scales asked for but missing, or zero.
+  primitive_attr attr;
+  attr.dst_scales = quant_param{0};
+  const memory_desc u8 = plain({4, 5}, data_type::u8);
+  auto q = softmax_forward::create(softmax_alg::softmax, f32, u8, 1, attr);
+  ASSERT_TRUE(q.ok());
+  auto out = buffer(u8, 0x33);
+  const auto out0 = out;
+  EXPECT_THAT(std::string(q->execute({{arg::src, {f32, src.data()}}, {arg::dst, {u8, out.data()}}})
+                              .message()),
+              HasSubstr("dst_scales"));
+  float zero = 0.f;
+  const memory_desc one = *memory_desc::with_strides({1}, data_type::f32, {1});
+  EXPECT_THAT(std::string(q->execute({{arg::src, {f32, src.data()}},
+                                      {arg::dst, {u8, out.data()}},
+                                      {arg::dst_scales, {one, &zero}}})
+                              .message()),
+              HasSubstr("value 0"));
+  EXPECT_EQ(out, out0);
+
+  // Backward: diff_src overlapping dst.
+  auto bwd = softmax_backward::create(softmax_alg::softmax, f32, f32, f32, 1);
+  ASSERT_TRUE(bwd.ok());
+  auto dd = buffer(f32, 0x44);
+  const auto dd0 = dd;
+  EXPECT_FALSE(bwd->execute({{arg::dst, {f32, dst.data()}},
+                             {arg::diff_dst, {f32, dd.data()}},
+                             {arg::diff_src, {f32, dst.data()}}})
+                   .ok());
+  EXPECT_FALSE(bwd->execute({{arg::dst, {f32, dst.data()}}, {arg::diff_src, {f32, dd.data()}}}).ok());
+  EXPECT_EQ(dst, dst0);
+  EXPECT_EQ(dd, dd0);
+}
+
+TEST(Softmax, RankTwelveAndEmpty) {
+  std::vector<dim_t> dims(12, 1);
+  dims[3] = 3;
+  dims[7] = 5;
+  dims[11] = 2;
+  const memory_desc md = plain(dims, data_type::f32);
+  for (int axis : {3, 7, 11, 0}) {
+    auto fwd = softmax_forward::create(softmax_alg::softmax, md, md, axis);
+    ASSERT_TRUE(fwd.ok()) << fwd.status();
+    auto a = buffer(md), b = buffer(md);
+    testing::write_logical(md, a.data(), iota_values(md.nelems(), 2));
+    ASSERT_TRUE(fwd->execute({{arg::src, {md, a.data()}}, {arg::dst, {md, b.data()}}}).ok());
+    const auto want = testing::softmax_forward_reference(softmax_alg::softmax, md, a.data(), axis);
+    const auto got = testing::read_logical(md, b.data());
+    for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-6);
+  }
+  const memory_desc empty = plain({0, 5}, data_type::f32);
+  auto fwd = softmax_forward::create(softmax_alg::softmax, empty, empty, 1);
+  ASSERT_TRUE(fwd.ok());
+  EXPECT_TRUE(fwd->execute({{arg::src, {empty, nullptr}}, {arg::dst, {empty, nullptr}}}).ok());
+}
+
+}  // namespace
+}  // namespace tessera
