@@ -33,6 +33,10 @@ inline constexpr isa isa_of = std::is_base_of_v<xsimd::avx512bw, Arch> ? isa::av
                               : std::is_base_of_v<xsimd::avx2, Arch>   ? isa::avx2
                                                                        : isa::sse4_2;
 
+// f32 lanes per batch, usable where xsimd::batch<float, Arch> is not (code without -m flags).
+template <class Arch>
+inline constexpr int f32_lanes = isa_of<Arch> == isa::avx512bw ? 16 : isa_of<Arch> == isa::avx2 ? 8 : 4;
+
 }  // namespace tessera::simd
 
 #if XSIMD_WITH_AVX512BW

@@ -1,0 +1,22 @@
+// Array forms of exp_f32, log_f32, reduce_max and reduce_sum, instantiated per ISA so tests and
+// benchmarks can run each under every ISA (math_kernels.cc).
+#ifndef TESSERA_SIMD_INTERNAL_MATH_KERNELS_H_
+#define TESSERA_SIMD_INTERNAL_MATH_KERNELS_H_
+
+#include <cstdint>
+
+namespace tessera::simd::internal {
+
+template <class Arch>
+void exp_kernel(const float* src, float* dst, int64_t n);
+template <class Arch>
+void log_kernel(const float* src, float* dst, int64_t n);
+// The max / sum of src[0..n) (n >= 1 for max); tails through load_partial.
+template <class Arch>
+float max_kernel(const float* src, int64_t n);
+template <class Arch>
+float sum_kernel(const float* src, int64_t n);
+
+}  // namespace tessera::simd::internal
+
+#endif  // TESSERA_SIMD_INTERNAL_MATH_KERNELS_H_
