@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "tessera/core/status.h"
+#include "tessera/formats/md_string.h"
 #include "tessera/primitives/reorder/internal/kernels.h"
 #include "tessera/primitives/reorder/internal/plan.h"
 #include "tessera/primitives/runtime/lru_cache.h"
@@ -18,19 +19,7 @@ namespace {
 
 std::string dims_text(absl::Span<const dim_t> dims) { return absl::StrJoin(dims, "x"); }
 
-// "f32:s:1024,64,8,1" or "f32:s:...:b:1x16" (strides, then inner blocks as dim x size).
-std::string desc_text(const memory_desc& md) {
-  std::string s = absl::StrCat(name_of(md.dt()), ":s:",
-                               absl::StrJoin(absl::MakeConstSpan(md.blocking().strides.data(),
-                                                                 md.rank()),
-                                             ","));
-  const blocking_desc& b = md.blocking();
-  for (int k = 0; k < b.inner_nblks; ++k) {
-    absl::StrAppend(&s, k == 0 ? ":b:" : ";", b.inner_idxs[k], "x", b.inner_blks[k]);
-  }
-  if (md.offset0() != 0) absl::StrAppend(&s, ":off0:", md.offset0());
-  return s;
-}
+std::string desc_text(const memory_desc& md) { return verbose_md_string(md); }
 
 absl::Status check_mask(const char* what, int mask, int rank) {
   if (mask < 0 || (rank < 31 && mask >= (1 << rank))) {

@@ -43,10 +43,11 @@ f32x<Arch> load_as_f32(const S* p) {
 }
 
 // Round half to even and saturate to [lo, hi] (exact f32 bounds, hi < 2^31); NaN becomes
-// nan_value (an exact f32 too).
+// nan_value (an exact f32 too). NaN is found with !(x == x): xsimd 8.1's avx2 `x != x` uses an
+// ordered compare and is false for NaN.
 template <class Arch>
 s32x<Arch> to_int_saturated(f32x<Arch> x, float lo, float hi, float nan_value) {
-  x = xsimd::select(x != x, f32x<Arch>(nan_value), x);
+  x = xsimd::select(!(x == x), f32x<Arch>(nan_value), x);
   x = xsimd::min(xsimd::max(x, f32x<Arch>(lo)), f32x<Arch>(hi));
   return xsimd::nearbyint_as_int(x);  // MXCSR round-to-nearest-even
 }
@@ -70,7 +71,7 @@ void store_from_f32(f32x<Arch> x, D* p) {
     // INT32_MAX has no f32: clamp to the largest f32 below 2^31 and add the missing 127 to the
     // lanes that were at or above 2^31 (NaN counts as above: it becomes INT32_MAX).
     constexpr float kTwo31 = 2147483648.f;
-    const f32x<Arch> big = xsimd::select(x != x, f32x<Arch>(kTwo31), x);
+    const f32x<Arch> big = xsimd::select(!(x == x), f32x<Arch>(kTwo31), x);
     const s32x<Arch> fix = xsimd::nearbyint_as_int(
         xsimd::select(big >= f32x<Arch>(kTwo31), f32x<Arch>(127.f), f32x<Arch>(0.f)));
     (to_int_saturated<Arch>(big, -kTwo31, 2147483520.f, 0.f) + fix).store_unaligned(p);

@@ -1,0 +1,197 @@
+// Every kernel on every ISA of this machine against the scalar reference, bit for bit: layouts
+// (plain, permuted, blocked with padding, strided with offset0, zero-size), all 81 type pairs,
+// random values and the saturation probes, and attributes.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tessera/formats/make_memory_desc.h"
+#include "tessera/primitives/reorder/internal/test_case.h"
+#include "tessera/primitives/reorder/reorder.h"
+
+namespace tessera::reorder_test {
+namespace {
+
+memory_desc md(std::vector<dim_t> dims, data_type dt, const char* tag) {
+  absl::StatusOr<memory_desc> m = make_memory_desc(dims, dt, tag);
+  EXPECT_TRUE(m.ok()) << tag << ": " << m.status();
+  return *m;
+}
+
+struct layout_pair {
+  std::vector<dim_t> dims;
+  const char* src;
+  const char* dst;
+};
+
+// Chosen so that every kernel has work: contiguous runs, permutations, blocked <-> plain with
+// padded blocks, odd sizes and tails, zero-size dims.
+const std::vector<layout_pair>& layout_pairs() {
+  static const auto* pairs = new std::vector<layout_pair>{
+      {{2, 17, 3, 5}, "nchw", "nchw"},      {{2, 17, 3, 5}, "nchw", "nhwc"},
+      {{2, 17, 3, 5}, "nhwc", "nchw"},      {{2, 17, 3, 5}, "nchw", "nChw16c"},
+      {{2, 17, 3, 5}, "nChw16c", "nchw"},   {{2, 17, 3, 5}, "nhwc", "nChw8c"},
+      {{3, 40, 2, 2}, "nChw8c", "nChw16c"}, {{37, 19}, "ab", "ba"},
+      {{130, 3}, "ab", "ba"},               {{1, 1}, "ab", "ba"},
+      {{19, 18, 3, 3}, "oihw", "OIhw16i16o"}, {{19, 18, 3, 3}, "OIhw16i16o", "oihw"},
+      {{2, 0, 3, 3}, "nchw", "nhwc"},       {{2, 3, 4, 5, 6}, "abcde", "acdeb"},
+      {{301}, "a", "a"},                    {{5, 3, 7}, "abc", "cba"},
+  };
+  return *pairs;
+}
+
+constexpr data_type kTypes[] = {data_type::f32,     data_type::f64, data_type::bf16,
+                                data_type::f16,     data_type::f8_e5m2, data_type::f8_e4m3,
+                                data_type::s32,     data_type::s8,  data_type::u8};
+
+// Runs the cases through every implementation and checks each kernel ran on something.
+void check_all_impls(const std::vector<reorder_case>& cases, bool expect_every_impl) {
+  std::map<std::string, int> accepted;
+  for (const std::string& filter : all_impl_filters()) {
+    for (const reorder_case& c : cases) {
+      case_result r = run_case(c, filter);
+      if (!r.accepted) continue;
+      ++accepted[filter];
+      ASSERT_EQ(r.mismatch, "") << filter << " on " << describe(c);
+    }
+    if (expect_every_impl) EXPECT_GT(accepted[filter], 0) << filter << " never accepted a case";
+  }
+}
+
+TEST(ReorderKernels, EveryLayoutPairAndTypePairMatchesReference) {
+  std::vector<reorder_case> cases;
+  uint64_t seed = 1;
+  for (const layout_pair& lp : layout_pairs()) {
+    for (data_type s : kTypes) {
+      for (data_type d : kTypes) {
+        // The full type matrix on a few layouts, a sample of it on the others (deterministic).
+        if (lp.dims.size() != 4 && (seed % 3) != 0) {
+          ++seed;
+          continue;
+        }
+        cases.push_back({md(lp.dims, s, lp.src), md(lp.dims, d, lp.dst), {}, fill_kind::random,
+                         seed++});
+      }
+    }
+  }
+  check_all_impls(cases, true);
+}
+
+TEST(ReorderKernels, SaturationProbesMatchReference) {
+  std::vector<reorder_case> cases;
+  for (data_type s : kTypes) {
+    for (data_type d : kTypes) {
+      cases.push_back({md({67}, s, "a"), md({67}, d, "a"), {}, fill_kind::probe});
+      cases.push_back({md({3, 41}, s, "ab"), md({3, 41}, d, "ba"), {}, fill_kind::probe});
+    }
+  }
+  check_all_impls(cases, false);
+}
+
+TEST(ReorderKernels, SpecSaturationExamples) {
+  // The spec: 1024.f -> s8 gives 127; -124.f -> u8 gives 0. Checked on every implementation
+  // by value, not only against the reference.
+  for (const std::string& filter : all_impl_filters()) {
+    for (auto [value, dt, want] : {std::tuple{1024.f, data_type::s8, 127},
+                                   std::tuple{-124.f, data_type::u8, 0}}) {
+      std::vector<float> src(40, value);
+      std::vector<uint8_t> dst(40, 0x55);
+      auto s = md({40}, data_type::f32, "a"), d = md({40}, dt, "a");
+      absl::StatusOr<reorder> r = reorder::create(s, d, {}, {.impl_filter = filter});
+      if (!r.ok()) continue;
+      ASSERT_TRUE(r->execute({{arg_from, {s, src.data()}}, {arg_to, {d, dst.data()}}}).ok());
+      for (uint8_t v : dst) {
+        ASSERT_EQ(dt == data_type::s8 ? static_cast<int>(static_cast<int8_t>(v)) : v, want)
+            << filter;
+      }
+    }
+  }
+}
+
+primitive_attr scales(int src_mask, int dst_mask) {
+  primitive_attr a;
+  if (src_mask >= 0) a.src_scales = quant_param{.mask = src_mask};
+  if (dst_mask >= 0) a.dst_scales = quant_param{.mask = dst_mask};
+  return a;
+}
+
+TEST(ReorderKernels, AttributesMatchReference) {
+  std::vector<primitive_attr> float_attrs;
+  float_attrs.push_back(scales(0, -1));
+  float_attrs.push_back(scales(2, -1));   // per channel
+  float_attrs.push_back(scales(-1, 0));
+  float_attrs.push_back(scales(0, 2));
+  {
+    primitive_attr a;
+    a.oscale = output_scales{.mask = 0, .values = {0.5f}};
+    float_attrs.push_back(a);
+    a.sum = sum_post_op{.beta = 1.f};
+    float_attrs.push_back(a);
+    primitive_attr b;
+    b.sum = sum_post_op{.beta = 0.25f};
+    float_attrs.push_back(b);
+    primitive_attr c;
+    c.oscale = output_scales{.mask = 2, .values = std::vector<float>(17, 0.f)};
+    for (int i = 0; i < 17; ++i) c.oscale->values[i] = 0.25f * (i + 1);
+    float_attrs.push_back(c);
+  }
+  std::vector<reorder_case> cases;
+  uint64_t seed = 5;
+  const std::vector<dim_t> dims = {2, 17, 3, 5};
+  for (auto [sdt, ddt] : {std::pair{data_type::f32, data_type::s8},
+                          std::pair{data_type::f32, data_type::u8},
+                          std::pair{data_type::s8, data_type::f32},
+                          std::pair{data_type::f32, data_type::f32},
+                          std::pair{data_type::f32, data_type::bf16},
+                          std::pair{data_type::bf16, data_type::s8},
+                          std::pair{data_type::s32, data_type::s8},
+                          std::pair{data_type::f64, data_type::u8},
+                          std::pair{data_type::f16, data_type::f8_e4m3}}) {
+    for (const auto& [stag, dtag] : {std::pair{"nchw", "nchw"}, std::pair{"nchw", "nhwc"},
+                                     std::pair{"nhwc", "nChw16c"}}) {
+      std::vector<primitive_attr> attrs = float_attrs;
+      if (is_integral(sdt)) {
+        primitive_attr a = scales(0, -1);
+        a.src_zero_points = quant_param{.mask = 0};
+        attrs.push_back(a);
+        a.src_zero_points = quant_param{.mask = 2};
+        attrs.push_back(a);
+      }
+      if (is_integral(ddt)) {
+        primitive_attr a = scales(0, 0);
+        a.dst_zero_points = quant_param{.mask = 0};
+        attrs.push_back(a);
+        a.sum = sum_post_op{.beta = 0.5f};
+        attrs.push_back(a);
+        primitive_attr b;
+        b.sum = sum_post_op{.beta = 2.f, .zero_point = 3};
+        attrs.push_back(b);
+        primitive_attr c;
+        c.dst_zero_points = quant_param{.mask = 3};
+        attrs.push_back(c);
+      }
+      for (const primitive_attr& a : attrs) {
+        cases.push_back({md(dims, sdt, stag), md(dims, ddt, dtag), a, fill_kind::random, seed++});
+      }
+    }
+  }
+  check_all_impls(cases, false);
+}
+
+TEST(ReorderKernels, StridedWithOffsetMatchesReference) {
+  // A 5x7 window at (2, 3) of a 9x12 f32 matrix into a dense transposed bf16 matrix and back.
+  auto parent = md({9, 12}, data_type::f32, "ab");
+  absl::StatusOr<memory_desc> sub = parent.submemory({5, 7}, {2, 3});
+  ASSERT_TRUE(sub.ok()) << sub.status();
+  ASSERT_NE(sub->offset0(), 0);
+  std::vector<reorder_case> cases = {
+      {*sub, md({5, 7}, data_type::bf16, "ba")},
+      {*sub, md({5, 7}, data_type::f32, "ab")},
+      {md({5, 7}, data_type::s8, "ba"), *sub},
+  };
+  check_all_impls(cases, false);
+}
+
+}  // namespace
+}  // namespace tessera::reorder_test

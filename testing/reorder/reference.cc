@@ -1,0 +1,133 @@
+#include "tessera/testing/reorder/reference.h"
+
+#include <cstring>
+#include <type_traits>
+
+#include "absl/strings/str_cat.h"
+#include "tessera/core/convert.h"
+#include "tessera/testing/index.h"
+
+// Separate roundings for every operation, as the documented order requires.
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#endif
+
+namespace tessera::testing {
+namespace {
+
+// The value of a quantization argument at logical index x (row-major over the masked dims).
+template <class T>
+absl::StatusOr<const T*> values_of(const exec_args& args, arg which,
+                                   const std::optional<quant_param>& q) {
+  if (!q) return nullptr;
+  const memory* m = args.find(which);
+  if (m == nullptr || m->data == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat("reference_reorder: missing ", name_of(which)));
+  }
+  return static_cast<const T*>(m->data);
+}
+
+dim_t masked_index(int mask, absl::Span<const dim_t> dims, absl::Span<const dim_t> x) {
+  dim_t i = 0;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (mask & (1 << d)) i = i * dims[d] + x[d];
+  }
+  return i;
+}
+
+template <class Acc, class T>
+Acc up(T v) {
+  if constexpr (std::is_same_v<Acc, double>) return to_f64(v);
+  else return to_f32(v);
+}
+
+template <class T, class Acc>
+T down(Acc v) {
+  if constexpr (std::is_same_v<Acc, double>) return from_f64<T>(v);
+  else return from_f32<T>(v);
+}
+
+template <class S, class D>
+absl::Status run(const memory& src, const memory& dst, const primitive_attr& attr,
+                 const exec_args& args) {
+  using Acc = std::conditional_t<std::is_same_v<S, double> || std::is_same_v<D, double>, double,
+                                 float>;
+  const float* src_scale;
+  const float* dst_scale;
+  const int32_t* src_zp;
+  const int32_t* dst_zp;
+  {
+    auto a = values_of<float>(args, arg::src_scales, attr.src_scales);
+    auto b = values_of<float>(args, arg::dst_scales, attr.dst_scales);
+    auto c = values_of<int32_t>(args, arg::src_zero_points, attr.src_zero_points);
+    auto d = values_of<int32_t>(args, arg::dst_zero_points, attr.dst_zero_points);
+    for (const absl::Status& s : {a.status(), b.status(), c.status(), d.status()}) {
+      if (!s.ok()) return s;
+    }
+    src_scale = *a;
+    dst_scale = *b;
+    src_zp = *c;
+    dst_zp = *d;
+  }
+  const auto dims = dst.desc.dims();
+  const bool bit_copy = std::is_same_v<S, D> && attr.empty();
+  const S* in = static_cast<const S*>(src.data);
+  D* out = static_cast<D*>(dst.data);
+  for_each_index(dims, [&](absl::Span<const dim_t> x) {
+    const S s = in[offset_of(src.desc, x)];
+    D* o = out + offset_of(dst.desc, x);
+    if (bit_copy) {
+      std::memcpy(o, &s, sizeof(D));
+      return;
+    }
+    Acc v = up<Acc>(s);
+    if (src_zp) v -= static_cast<Acc>(src_zp[masked_index(attr.src_zero_points->mask, dims, x)]);
+    if (src_scale) v *= static_cast<Acc>(src_scale[masked_index(attr.src_scales->mask, dims, x)]);
+    if (attr.oscale) {
+      v *= static_cast<Acc>(attr.oscale->values[masked_index(attr.oscale->mask, dims, x)]);
+    }
+    if (attr.sum) {
+      const int32_t zp = dst_zp ? dst_zp[masked_index(attr.dst_zero_points->mask, dims, x)]
+                                : attr.sum->zero_point;
+      v += static_cast<Acc>(attr.sum->beta) * (up<Acc>(*o) - static_cast<Acc>(zp));
+    }
+    if (dst_scale) v /= static_cast<Acc>(dst_scale[masked_index(attr.dst_scales->mask, dims, x)]);
+    if (dst_zp) v += static_cast<Acc>(dst_zp[masked_index(attr.dst_zero_points->mask, dims, x)]);
+    *o = down<D>(v);
+  });
+  // Padding: every index of the padded dims that is outside the logical dims.
+  for_each_index(dst.desc.padded_dims(), [&](absl::Span<const dim_t> x) {
+    for (size_t d = 0; d < dims.size(); ++d) {
+      if (x[d] >= dims[d]) {
+        std::memset(out + offset_of(dst.desc, x), 0, sizeof(D));
+        return;
+      }
+    }
+  });
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status reference_reorder(const memory& src, const memory& dst, const primitive_attr& attr,
+                               const exec_args& quant_args) {
+  if (src.desc.rank() != dst.desc.rank()) {
+    return absl::InvalidArgumentError("reference_reorder: ranks differ");
+  }
+  for (int d = 0; d < src.desc.rank(); ++d) {
+    if (src.desc.dims()[d] != dst.desc.dims()[d]) {
+      return absl::InvalidArgumentError(absl::StrCat("reference_reorder: dim ", d, " differs"));
+    }
+  }
+  if ((src.data == nullptr && src.desc.size_bytes() > 0) ||
+      (dst.data == nullptr && dst.desc.size_bytes() > 0)) {
+    return absl::InvalidArgumentError("reference_reorder: null buffer");
+  }
+  return visit_data_type(src.desc.dt(), [&](auto s) {
+    return visit_data_type(dst.desc.dt(), [&](auto d) {
+      return run<decltype(s), decltype(d)>(src, dst, attr, quant_args);
+    });
+  });
+}
+
+}  // namespace tessera::testing

@@ -1,0 +1,30 @@
+// The scalar reference reorder the tests and the driver compare Tessera's kernels with: element by
+// element over logical indices, offsets from testing/index.h (not memory_desc::offset), values
+// through the scalar conversions of <tessera/core/convert.h>. Obviously correct, slow.
+//
+//   tessera::exec_args quant;                              // scales / zero points, as for execute
+//   quant.set(tessera::arg::src_scales, scale_mem);
+//   ASSERT_TRUE(tessera::testing::reference_reorder(src, want, attr, quant).ok());
+//
+// For every logical index x, in this order, in f32 (f64 when either type is f64):
+//   v = src(x); v -= src_zp; v *= src_scale; v *= oscale; v += beta * (dst(x) - dst_zp);
+//   v /= dst_scale; v += dst_zp; dst(x) = convert(v)
+// each step only when its attribute is present (the sum's dst_zp is the dst zero point when
+// given, else the sum's own zero point). Equal types without attributes copy bits. dst padding
+// (indices in [dims, padded_dims)) is set to zero.
+#ifndef TESSERA_TESTING_REORDER_REFERENCE_H_
+#define TESSERA_TESTING_REORDER_REFERENCE_H_
+
+#include "absl/status/status.h"
+#include "tessera/primitives/common/arg.h"
+#include "tessera/primitives/common/attr.h"
+#include "tessera/primitives/common/memory.h"
+
+namespace tessera::testing {
+
+absl::Status reference_reorder(const memory& src, const memory& dst, const primitive_attr& attr,
+                               const exec_args& quant_args);
+
+}  // namespace tessera::testing
+
+#endif  // TESSERA_TESTING_REORDER_REFERENCE_H_
