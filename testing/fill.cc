@@ -60,7 +60,8 @@ void for_each_element(const memory_desc& md, void* data, Write&& write) {
 }
 
 // Appends x unless present (NaN matched by NaN, zeros by sign).
-void add_unique(std::vector<double>& values, double x) {
+void add_unique(std::vector<double>& values, double x, bool signed_zero) {
+  if (!signed_zero && x == 0) x = 0;  // integers have one zero
   for (double v : values) {
     if ((std::isnan(v) && std::isnan(x)) || (v == x && std::signbit(v) == std::signbit(x))) return;
   }
@@ -129,21 +130,27 @@ std::vector<double> probe_values(data_type src, data_type dst) {
     const double max_ulp = max - next_down(dst, max);
     c.push_back(max + max_ulp / 2);  // tie at the top: Inf (or saturation) by the rules
     c.push_back(max - max_ulp / 2);
-    for (data_type t : {dst, src}) {
-      if (!is_floating(t)) continue;
-      c.push_back(min_normal_of(t));
-      c.push_back(-min_normal_of(t));
-      c.push_back(min_denormal_of(t));
-      c.push_back(-min_denormal_of(t));
-      c.push_back(min_normal_of(t) - min_denormal_of(t));  // largest denormal
-    }
     c.push_back(min_denormal_of(dst) / 2);  // tie with 0: rounds to 0
     c.push_back(min_denormal_of(dst) * 1.5);
+    // The first integers dst cannot hold: ties between its neighbours (int -> float rounding).
+    const double first_gap = 2 / (next_up(dst, 1.0) - 1.0);
+    c.insert(c.end(), {first_gap + 1, first_gap + 3, -(first_gap + 1)});
   }
-  c.insert(c.end(), {1024.0, -124.0, 1.0, -1.0});
+  for (data_type t : {dst, src}) {
+    if (!is_floating(t)) continue;
+    c.push_back(min_normal_of(t));
+    c.push_back(-min_normal_of(t));
+    c.push_back(min_denormal_of(t));
+    c.push_back(-min_denormal_of(t));
+    c.push_back(min_normal_of(t) - min_denormal_of(t));  // largest denormal
+  }
+  // The source's own extremes (they matter most when src is an integer type).
+  c.insert(c.end(), {max_of(src), lowest_of(src), next_down(src, max_of(src)),
+                     next_up(src, lowest_of(src))});
+  c.insert(c.end(), {1024.0, -124.0, 1.0, -1.0, 2.0, -2.0, 127.0, 128.0, -127.0});
   std::vector<double> out;
   for (double x : c) {
-    if (representable(src, x)) add_unique(out, x);
+    if (representable(src, x)) add_unique(out, x, is_floating(src));
   }
   return out;
 }

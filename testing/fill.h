@@ -48,8 +48,9 @@ absl::Status fill_probe(const memory_desc& md, void* data, data_type dst_type,
 // Values of type `src` (each exactly representable in it) that probe the conversion to `dst`:
 // dst's max, lowest and their neighbours just inside and just outside (as far as src can tell
 // them apart), ±Inf and NaN, ±0, ties (±0.5, ±1.5, ±2.5, max ± 0.5, lowest ± 0.5; for floating
-// dst the midpoints next to 1 and next to max), 1024 and -124, dst's and src's smallest normals
-// and denormals and half of dst's smallest denormal. Values src cannot represent are left out.
+// dst the midpoints next to 1 and next to max, and the first odd integers dst cannot hold),
+// 1024 and -124 (and ±1, ±2, 127, 128, -127), dst's and src's smallest normals and largest and smallest denormals, half of
+// dst's smallest denormal, and src's own extremes. Values src cannot represent are left out.
 std::vector<double> probe_values(data_type src, data_type dst);
 
 }  // namespace tessera::testing
