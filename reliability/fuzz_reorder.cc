@@ -1,0 +1,170 @@
+// libFuzzer target: reorder create + execute on arbitrary small descriptors, types and
+// attributes, compared bit for bit with testing/reorder's scalar reference.
+// Input: rank byte (1 + mod 4), dims (mod 18 each; 0 allowed), src type, dst type, src and dst
+// descriptors (fuzz_input.h), an attribute flags byte (bit 0 src_scales, 1 dst_scales,
+// 2 src_zero_points, 3 dst_zero_points, 4 sum, 5 output scales) each followed by its mask byte
+// (raw: bits beyond the rank are rejected), a fill byte (bit 0: probe values, else random;
+// the rest is the seed), and bytes for the scale / zero-point values.
+// Properties: execute never crashes; when it succeeds, the whole destination buffer (elements,
+// padding and the gaps between them) equals the reference's, and the guard bytes around it are
+// intact; when it fails, the destination buffer is untouched.
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "tessera/core/memory_desc.h"
+#include "tessera/formats/md_string.h"
+#include "tessera/primitives/common/attr.h"
+#include "tessera/primitives/reorder/reorder.h"
+#include "tessera/reliability/fuzz_input.h"
+#include "tessera/testing/compare.h"
+#include "tessera/testing/fill.h"
+#include "tessera/testing/reorder/reference.h"
+
+namespace {
+
+using tessera::data_type;
+using tessera::dim_t;
+using tessera::memory_desc;
+using tessera::reliability::byte_reader;
+
+constexpr float kScales[] = {1.f, 0.5f, 2.f, 0.25f, -1.5f, 3.f, 1.f / 3, 0.f,
+                             1e-3f, 1e3f, 7.1f, -0.125f, 64.f, 1e-30f, 1e30f, -3.75f};
+
+// The number of values a mask asks for (one per index of the masked dims).
+int64_t values_for_mask(int mask, absl::Span<const dim_t> dims) {
+  int64_t n = 1;
+  for (size_t d = 0; d < dims.size(); ++d)
+    if (mask & (1 << d)) n *= dims[d];
+  return n;
+}
+
+struct quant_buffer {
+  std::vector<uint8_t> bytes;
+  tessera::memory mem;
+};
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  byte_reader in(data, size);
+  const int rank = 1 + in.u8() % 4;
+  std::vector<dim_t> dims(rank);
+  for (auto& d : dims) d = in.u8() % 18;
+  const data_type sdt = tessera::reliability::decode_type(in);
+  const data_type ddt = tessera::reliability::decode_type(in);
+  auto src_md = tessera::reliability::decode_desc(in, dims, sdt);
+  auto dst_md = tessera::reliability::decode_desc(in, dims, ddt);
+  if (!src_md.ok() || !dst_md.ok()) return 0;
+  if (src_md->kind() != tessera::format_kind::blocked ||
+      dst_md->kind() != tessera::format_kind::blocked)
+    return 0;
+  if (src_md->size_bytes() > (1 << 16) || dst_md->size_bytes() > (1 << 16)) return 0;
+
+  tessera::primitive_attr attr;
+  const uint8_t flags = in.u8();
+  const int rank_mask = (1 << rank) - 1;
+  // Mask bytes: the low bits within the rank mostly, a raw out-of-range mask sometimes.
+  auto mask = [&] {
+    const uint8_t b = in.u8();
+    return (b & 0x80) ? static_cast<int>(b & 0x7f) : (b & rank_mask);
+  };
+  if (flags & 1) attr.src_scales = tessera::quant_param{.mask = mask()};
+  if (flags & 2) attr.dst_scales = tessera::quant_param{.mask = mask()};
+  if (flags & 4) attr.src_zero_points = tessera::quant_param{.mask = mask()};
+  if (flags & 8) attr.dst_zero_points = tessera::quant_param{.mask = mask()};
+  if (flags & 16) {
+    attr.sum = tessera::sum_post_op{.beta = kScales[in.u8() % 16],
+                                    .zero_point = static_cast<int8_t>(in.u8())};
+  }
+  if (flags & 32) {
+    tessera::output_scales o{.mask = mask()};
+    const int64_t n = (o.mask & ~rank_mask) ? 1 : values_for_mask(o.mask, dims);
+    for (int64_t i = 0; i < n; ++i) o.values.push_back(kScales[in.u8() % 16]);
+    attr.oscale = o;
+  }
+  const uint8_t fill = in.u8();
+
+  auto r = tessera::reorder::create(*src_md, *dst_md, attr);
+  if (!r.ok()) return 0;
+
+  std::vector<uint8_t> src(src_md->size_bytes() + 1);
+  if (fill & 1) {
+    TESSERA_FUZZ_CHECK(tessera::testing::fill_probe(*src_md, src.data(), ddt).ok(), "fill_probe");
+  } else {
+    TESSERA_FUZZ_CHECK(
+        tessera::testing::fill_random(*src_md, src.data(), {.seed = fill}).ok(), "fill_random");
+  }
+  // The destination starts with random values (the sum post-op reads them) and 0x5A padding.
+  const int64_t dst_bytes = dst_md->size_bytes();
+  tessera::testing::guarded_buffer dst(dst_bytes);
+  std::memset(dst.data(), 0x3C, dst_bytes);
+  TESSERA_FUZZ_CHECK(tessera::testing::fill_random(*dst_md, dst.data(),
+                                                   {.seed = fill + 1u, .padding_byte = 0x5A})
+                         .ok(),
+                     "fill_random dst");
+  std::vector<uint8_t> before(static_cast<const uint8_t*>(dst.data()),
+                              static_cast<const uint8_t*>(dst.data()) + dst_bytes);
+  std::vector<uint8_t> want(before);
+
+  // Scale and zero-point values, dense f32 / s32 vectors as the attributes ask.
+  std::vector<quant_buffer> quant;
+  quant.reserve(4);
+  tessera::exec_args args{{tessera::arg_from, {*src_md, src.data()}},
+                          {tessera::arg_to, {*dst_md, dst.data()}}};
+  tessera::exec_args quant_args;
+  auto add_quant = [&](tessera::arg which, const std::optional<tessera::quant_param>& q,
+                       bool is_scale) {
+    if (!q) return;
+    const int64_t n = values_for_mask(q->mask, dims);
+    quant_buffer b;
+    b.bytes.resize(n * 4);
+    for (int64_t i = 0; i < n; ++i) {
+      if (is_scale) {
+        std::memcpy(&b.bytes[i * 4], &kScales[in.u8() % 16], 4);
+      } else {
+        const int32_t zp = static_cast<int8_t>(in.u8());
+        std::memcpy(&b.bytes[i * 4], &zp, 4);
+      }
+    }
+    auto md = memory_desc::with_strides({n}, is_scale ? data_type::f32 : data_type::s32, {1});
+    b.mem = {*md, b.bytes.data()};
+    quant.push_back(std::move(b));
+    args.set(which, quant.back().mem);
+    quant_args.set(which, quant.back().mem);
+  };
+  add_quant(tessera::arg::src_scales, attr.src_scales, true);
+  add_quant(tessera::arg::dst_scales, attr.dst_scales, true);
+  add_quant(tessera::arg::src_zero_points, attr.src_zero_points, false);
+  add_quant(tessera::arg::dst_zero_points, attr.dst_zero_points, false);
+
+  const std::string problem =
+      absl::StrCat(tessera::verbose_md_string(*src_md), " -> ", tessera::verbose_md_string(*dst_md),
+                   " dims ", tessera::dims_to_string(dims), " attr '", tessera::to_string(attr),
+                   "' impl ", r->impl_name());
+  const absl::Status ran = r->execute(args);
+  TESSERA_FUZZ_CHECK(dst.guards_intact(), problem);
+  if (!ran.ok()) {
+    TESSERA_FUZZ_CHECK(std::memcmp(before.data(), dst.data(), dst_bytes) == 0,
+                       absl::StrCat(problem, ": failed (", ran.ToString(),
+                                    ") but wrote to the destination"));
+    return 0;
+  }
+  if (dst_bytes == 0) return 0;
+  const absl::Status ref = tessera::testing::reference_reorder(
+      {*src_md, src.data()}, {*dst_md, want.data()}, attr, quant_args);
+  TESSERA_FUZZ_CHECK(ref.ok(), absl::StrCat(problem, ": reorder ran but the reference refused: ",
+                                            ref.ToString()));
+  if (std::memcmp(want.data(), dst.data(), dst_bytes) != 0) {
+    const auto exact =
+        tessera::testing::bit_exact({*dst_md, dst.data()}, {*dst_md, want.data()});
+    size_t first = 0;
+    while (want[first] == static_cast<const uint8_t*>(dst.data())[first]) ++first;
+    tessera::reliability::fail(absl::StrCat(problem, ": differs from the reference at byte ",
+                                            first, "; ", exact.message()));
+  }
+  return 0;
+}

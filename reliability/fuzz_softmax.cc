@@ -1,0 +1,185 @@
+// libFuzzer target: softmax forward and backward create + execute on arbitrary small shapes,
+// axes, layouts and types, compared with testing/softmax's float64 reference under benchdnn's
+// per-element tolerance.
+// Input: rank byte (1 + mod 4), dims (mod 12 each; 0 allowed), axis byte (mod rank+1: out of
+// range allowed), alg byte (mod 3), direction byte (bit 0: backward), two types, the input
+// descriptor, a byte choosing the output descriptor (0: any) then that descriptor, a scales byte
+// (forward: bit 0 src_scales, bit 1 dst_scales, bit 2 output scale) with the values, a fill seed.
+// Properties: never crashes; on success every element is within benchdnn's threshold of the
+// reference and the guard bytes are intact; on failure the output buffer is untouched.
+// The "zero trust" rule of benchdnn (too many exact zeros makes a run suspicious) judges the test
+// data, not the result, and is not applied: a fuzzer picks its own data.
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "tessera/formats/md_string.h"
+#include "tessera/primitives/softmax/softmax.h"
+#include "tessera/reliability/fuzz_input.h"
+#include "tessera/testing/compare.h"
+#include "tessera/testing/fill.h"
+#include "tessera/testing/softmax/softmax_reference.h"
+
+namespace {
+
+using tessera::data_type;
+using tessera::dim_t;
+using tessera::memory_desc;
+using tessera::reliability::byte_reader;
+
+constexpr float kScales[] = {1.f, 0.5f, 2.f, 0.25f, 3.f, 1.f / 3, 100.f, 0.01f};
+
+std::vector<uint8_t> bytes_of(const memory_desc& md) {
+  return std::vector<uint8_t>(static_cast<size_t>(md.size_bytes()) + 1, 0);
+}
+
+std::string problem_text(const memory_desc& in, const memory_desc& out, int axis,
+                         tessera::softmax_alg alg, bool backward, const std::string& impl) {
+  return absl::StrCat(backward ? "backward " : "forward ", tessera::name_of(alg), " axis ", axis,
+                      " dims ", tessera::dims_to_string(in.dims()), " in ",
+                      tessera::verbose_md_string(in), " out ", tessera::verbose_md_string(out),
+                      " impl ", impl);
+}
+
+void check_verdict(const tessera::testing::softmax_compare_result& v, const std::string& problem) {
+  TESSERA_FUZZ_CHECK(v.failures == 0, absl::StrCat(problem, ": ", v.failures,
+                                                   " elements beyond threshold ", v.threshold,
+                                                   "; ", v.message));
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  byte_reader in(data, size);
+  const int rank = 1 + in.u8() % 4;
+  std::vector<dim_t> dims(rank);
+  for (auto& d : dims) d = in.u8() % 12;
+  const int axis = in.u8() % (rank + 1);
+  const auto alg = static_cast<tessera::softmax_alg>(in.u8() % 3);
+  const bool backward = in.u8() & 1;
+  const data_type in_dt = tessera::reliability::decode_type(in);
+  const data_type out_dt = tessera::reliability::decode_type(in);
+  auto in_md = tessera::reliability::decode_desc(in, dims, in_dt);
+  if (!in_md.ok() || in_md->size_bytes() > (1 << 15)) return 0;
+  absl::StatusOr<memory_desc> out_md = in.u8() == 0
+                                           ? memory_desc::any(dims, out_dt)
+                                           : tessera::reliability::decode_desc(in, dims, out_dt);
+  if (!out_md.ok() || out_md->size_bytes() > (1 << 15)) return 0;
+  const uint8_t scale_flags = in.u8();
+  const float src_scale = kScales[in.u8() % 8], dst_scale = kScales[in.u8() % 8];
+  const uint64_t seed = in.u8();
+  const int64_t axis_size = axis < rank ? dims[axis] : 1;
+  // testing/softmax's reference divides by zero on an empty tensor (reported); primitives on
+  // empty tensors are covered by reliability/canary_test instead.
+  for (dim_t d : dims)
+    if (d == 0) return 0;
+
+  if (!backward) {
+    tessera::primitive_attr attr;
+    if (scale_flags & 1) attr.src_scales = tessera::quant_param{};
+    if (scale_flags & 2) attr.dst_scales = tessera::quant_param{};
+    if (scale_flags & 4) attr.oscale = tessera::output_scales{.mask = 0, .values = {src_scale}};
+    auto fwd = tessera::softmax_forward::create(alg, *in_md, *out_md, axis, attr);
+    if (!fwd.ok()) return 0;
+    const memory_desc& dst_md = fwd->dst_desc();
+    if (dst_md.size_bytes() > (1 << 15)) return 0;
+    std::vector<uint8_t> src = bytes_of(*in_md);
+    TESSERA_FUZZ_CHECK(tessera::testing::fill_random(*in_md, src.data(), {.seed = seed}).ok(),
+                       "fill src");
+    tessera::testing::guarded_buffer dst(dst_md.size_bytes());
+    std::memset(dst.data(), 0x7E, dst_md.size_bytes());
+    std::vector<uint8_t> before(dst_md.size_bytes(), 0x7E);
+    auto one_f32 = *memory_desc::with_strides({1}, data_type::f32, {1});
+    float ss = src_scale, ds = dst_scale;
+    tessera::exec_args args{{tessera::arg::src, {*in_md, src.data()}},
+                            {tessera::arg::dst, {dst_md, dst.data()}}};
+    double out_scale = 1.0;
+    if (attr.src_scales) {
+      args.set(tessera::arg::src_scales, {one_f32, &ss});
+      out_scale *= ss;
+    }
+    if (attr.dst_scales) {
+      args.set(tessera::arg::dst_scales, {one_f32, &ds});
+      out_scale /= ds;
+    }
+    if (attr.oscale) out_scale *= attr.oscale->values[0];
+    const std::string problem =
+        problem_text(*in_md, dst_md, axis, alg, false, fwd->impl_name());
+    const absl::Status ran = fwd->execute(args);
+    TESSERA_FUZZ_CHECK(dst.guards_intact(), problem);
+    if (!ran.ok()) {
+      TESSERA_FUZZ_CHECK(std::memcmp(before.data(), dst.data(), before.size()) == 0,
+                         absl::StrCat(problem, ": failed (", ran.ToString(),
+                                      ") but wrote to dst"));
+      return 0;
+    }
+    const auto want =
+        tessera::testing::softmax_forward_reference(alg, *in_md, src.data(), axis, out_scale);
+    const auto got = tessera::testing::read_logical(dst_md, dst.data());
+    check_verdict(tessera::testing::benchdnn_softmax_compare(
+                      {.backward = false, .alg = alg, .dt = dst_md.dt(), .axis_size = axis_size},
+                      want, got),
+                  problem);
+    return 0;
+  }
+
+  // Backward: dst (the forward output) is in_md, diff_dst has out_md's layout but dst's type
+  // unless out_dt is given; diff_src is `any`.
+  if (out_md->kind() != tessera::format_kind::blocked) return 0;
+  auto diff_src_any = memory_desc::any(dims, out_dt);
+  auto bwd = tessera::softmax_backward::create(alg, *diff_src_any, *out_md, *in_md, axis);
+  if (!bwd.ok()) return 0;
+  const memory_desc& diff_src_md = bwd->diff_src_desc();
+  std::vector<uint8_t> dst = bytes_of(*in_md), diff_dst = bytes_of(*out_md);
+  // dst holds a real forward result (from the reference) so that the backward formula sees the
+  // values it is defined for.
+  {
+    auto logits = *memory_desc::with_strides(dims, data_type::f64, [&] {
+      std::vector<dim_t> s(rank);
+      dim_t st = 1;
+      for (int d = rank - 1; d >= 0; --d) {
+        s[d] = st;
+        st *= std::max<dim_t>(dims[d], 1);
+      }
+      return s;
+    }());
+    std::vector<uint8_t> x = bytes_of(logits);
+    TESSERA_FUZZ_CHECK(tessera::testing::fill_random(logits, x.data(), {.seed = seed}).ok(),
+                       "fill logits");
+    tessera::testing::write_logical(
+        *in_md, dst.data(),
+        tessera::testing::softmax_forward_reference(alg, logits, x.data(), axis));
+  }
+  TESSERA_FUZZ_CHECK(tessera::testing::fill_random(*out_md, diff_dst.data(),
+                                                   {.seed = seed + 1, .lo = -1, .hi = 1})
+                         .ok(),
+                     "fill diff_dst");
+  tessera::testing::guarded_buffer diff_src(diff_src_md.size_bytes());
+  std::memset(diff_src.data(), 0x7E, diff_src_md.size_bytes());
+  std::vector<uint8_t> before(diff_src_md.size_bytes(), 0x7E);
+  const std::string problem =
+      problem_text(*out_md, diff_src_md, axis, alg, true, bwd->impl_name());
+  const absl::Status ran =
+      bwd->execute({{tessera::arg::dst, {*in_md, dst.data()}},
+                    {tessera::arg::diff_dst, {*out_md, diff_dst.data()}},
+                    {tessera::arg::diff_src, {diff_src_md, diff_src.data()}}});
+  TESSERA_FUZZ_CHECK(diff_src.guards_intact(), problem);
+  if (!ran.ok()) {
+    TESSERA_FUZZ_CHECK(std::memcmp(before.data(), diff_src.data(), before.size()) == 0,
+                       absl::StrCat(problem, ": failed (", ran.ToString(),
+                                    ") but wrote to diff_src"));
+    return 0;
+  }
+  const auto want = tessera::testing::softmax_backward_reference(alg, *in_md, dst.data(), *out_md,
+                                                                 diff_dst.data(), axis);
+  const auto got = tessera::testing::read_logical(diff_src_md, diff_src.data());
+  check_verdict(tessera::testing::benchdnn_softmax_compare(
+                    {.backward = true, .alg = alg, .dt = diff_src_md.dt(), .axis_size = axis_size},
+                    want, got),
+                problem);
+  return 0;
+}
