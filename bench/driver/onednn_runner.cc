@@ -1,5 +1,6 @@
 #include "bench/driver/onednn_runner.h"
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -92,9 +93,23 @@ struct buffers {
   }
 };
 
+// Copies io input k into every set of `base` (sets of `bytes`), or fills with the driver's values.
+void load_input(char* base, size_t bytes, int64_t sets, data_type dt, const onednn_inputs* io, size_t k) {
+  for (int64_t set = 0; set < sets; ++set) {
+    char* p = base + set * bytes;
+    if (io != nullptr && k < io->inputs.size()) {
+      std::memset(p, 0, bytes);
+      std::memcpy(p, io->inputs[k].first, std::min(bytes, static_cast<size_t>(io->inputs[k].second)));
+    } else {
+      fill(p, bytes, dt);
+    }
+  }
+}
+
 }  // namespace
 
-absl::StatusOr<onednn_result> run_onednn(driver_kind driver, const resolved& r, const run_settings& s) {
+absl::StatusOr<onednn_result> run_onednn(driver_kind driver, const resolved& r, const run_settings& s,
+                                         const onednn_inputs* io) {
   try {
     dnnl::engine eng(dnnl::engine::kind::cpu, 0);
     dnnl::stream strm(eng);
@@ -125,8 +140,13 @@ absl::StatusOr<onednn_result> run_onednn(driver_kind driver, const resolved& r, 
       const int64_t sets = buffer_sets(static_cast<int64_t>(sb + db), s);
       char* src = mem.make(sb * sets);
       char* dst = mem.make(db * sets);
-      for (int64_t k = 0; k < sets; ++k) fill(src + k * sb, sb, o.sdt);
+      load_input(src, sb, sets, o.sdt, io, 0);
       std::memset(dst, 0, db * sets);
+      if (io != nullptr && io->dst_init.first != nullptr) {
+        for (int64_t k = 0; k < sets; ++k) {
+          std::memcpy(dst + k * db, io->dst_init.first, std::min(db, static_cast<size_t>(io->dst_init.second)));
+        }
+      }
       dnnl::reorder::primitive_desc pd(eng, *smd, eng, *dmd, attr);
       dnnl::reorder prim(pd);
       std::vector<dnnl::memory> sm, dm;
@@ -136,12 +156,19 @@ absl::StatusOr<onednn_result> run_onednn(driver_kind driver, const resolved& r, 
       }
       out.impl = impl_of(pd);
       out.bytes_moved = static_cast<int64_t>(sb + db) + (o.attr.sum ? static_cast<int64_t>(db) : 0);
-      out.median_ms = measure([&](int64_t k) {
-                                prim.execute(strm, sm[k], dm[k]);
-                                strm.wait();
-                              },
-                              sets, s)
-                          .median_ms;
+      auto run = [&](int64_t k) {
+        prim.execute(strm, sm[k], dm[k]);
+        strm.wait();
+      };
+      if (io != nullptr) {
+        run(0);
+        out.output.assign(dst, dst + db);
+        // Later sets start from the same destination as set 0 did (the sum reads it).
+        if (io->dst_init.first != nullptr) {
+          std::memcpy(dst, io->dst_init.first, std::min(db, static_cast<size_t>(io->dst_init.second)));
+        }
+      }
+      if (s.performance) out.median_ms = measure(run, sets, s).median_ms;
       return out;
     }
     const resolved_softmax& o = r.softmax;
@@ -167,7 +194,7 @@ absl::StatusOr<onednn_result> run_onednn(driver_kind driver, const resolved& r, 
     std::vector<char*> bufs;
     for (int i = 0; i < 3; ++i) {
       bufs.push_back(mem.make(b * sets));
-      for (int64_t k = 0; k < sets; ++k) fill(bufs.back() + k * b, b, o.sdt);
+      load_input(bufs.back(), b, sets, o.sdt, io, static_cast<size_t>(i));
     }
     auto mems = [&](int i) {
       std::vector<dnnl::memory> v;
@@ -213,7 +240,12 @@ absl::StatusOr<onednn_result> run_onednn(driver_kind driver, const resolved& r, 
         strm.wait();
       };
     }
-    out.median_ms = measure(run, sets, s).median_ms;
+    if (io != nullptr) {
+      run(0);
+      const char* result = fwd ? bufs[o.inplace ? 0 : 1] : bufs[o.inplace ? 1 : 2];
+      out.output.assign(result, result + b);
+    }
+    if (s.performance) out.median_ms = measure(run, sets, s).median_ms;
     return out;
   } catch (const dnnl::error& e) {
     return absl::UnimplementedError(absl::StrCat("oneDNN 2.6.3 refused the problem: ", e.what()));

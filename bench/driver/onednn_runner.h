@@ -8,6 +8,8 @@
 #define TESSERA_BENCH_DRIVER_ONEDNN_RUNNER_H_
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "bench/driver/batch_parser.h"
@@ -15,13 +17,24 @@
 
 namespace tessera::bench {
 
-struct onednn_result {
-  std::string impl;       // oneDNN's implementation name, e.g. "jit:uni"
-  double median_ms = 0;
-  int64_t bytes_moved = 0;  // bytes read + written by one execution (padding included)
+// Tessera's inputs, so that both libraries see the same data (the layouts are the same: both
+// descriptors come from the same tags). Reorder: {src}; softmax forward: {src}; backward:
+// {dst, diff_dst}. dst_init: the destination's initial bytes (reorder with a sum post-op).
+struct onednn_inputs {
+  std::vector<std::pair<const void*, int64_t>> inputs;  // (data, bytes)
+  std::pair<const void*, int64_t> dst_init{nullptr, 0};
 };
 
-absl::StatusOr<onednn_result> run_onednn(driver_kind driver, const resolved& r, const run_settings& s);
+struct onednn_result {
+  std::string impl;       // oneDNN's implementation name, e.g. "jit:uni"
+  double median_ms = 0;   // 0 when not timed (s.performance false)
+  int64_t bytes_moved = 0;  // bytes read + written by one execution (padding included)
+  std::vector<char> output;  // the output (dst / diff_src) of the first execution, when io given
+};
+
+// Without io, sources get the driver's own filler (timing only).
+absl::StatusOr<onednn_result> run_onednn(driver_kind driver, const resolved& r, const run_settings& s,
+                                         const onednn_inputs* io = nullptr);
 
 }  // namespace tessera::bench
 

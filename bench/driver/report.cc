@@ -58,8 +58,11 @@ void reporter::add(int64_t index, const std::string& repro, const outcome& o) {
     const perf_figures& p = *o.perf;
     absl::StrAppend(&line, absl::StrFormat(" %.4f ms %.2f GB/s %.2f of memcpy", p.median_ms, p.gbps, p.copy_frac));
   }
-  if (o.onednn_ms) {
-    absl::StrAppend(&line, absl::StrFormat(" | oneDNN %.4f ms [%s]", *o.onednn_ms, o.onednn_impl));
+  if (o.onednn_ms || o.onednn_agrees) {
+    absl::StrAppend(&line, " | oneDNN");
+    if (o.onednn_ms) absl::StrAppend(&line, absl::StrFormat(" %.4f ms", *o.onednn_ms));
+    absl::StrAppend(&line, " [", o.onednn_impl, "]");
+    if (o.onednn_agrees) absl::StrAppend(&line, *o.onednn_agrees ? " agrees" : " DIFFERS");
     if (auto r = o.ratio()) absl::StrAppend(&line, absl::StrFormat(" speedup x%.2f", *r));
   }
   absl::StrAppend(&line, " __REPRO: ", repro);

@@ -39,6 +39,9 @@ struct outcome {
   std::optional<perf_figures> perf;   // Tessera's figures (absent when not timed)
   std::optional<double> onednn_ms;     // oneDNN 2.6.3 on the same problem, same run
   std::string onednn_impl;
+  // With --compare=onednn: whether oneDNN's output agreed with Tessera's (reorder: bit-exact;
+  // softmax: benchdnn's rule against the f64 reference). A disagreement is a note, not a failure.
+  std::optional<bool> onednn_agrees;
   // onednn_ms / Tessera's median_ms: > 1 means Tessera is faster.
   std::optional<double> ratio() const {
     if (!perf || !onednn_ms || perf->median_ms <= 0) return std::nullopt;

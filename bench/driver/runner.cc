@@ -1,30 +1,514 @@
 #include "bench/driver/runner.h"
 
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "bench/driver/measure.h"
 #include "bench/driver/onednn_runner.h"
+#include "tessera/core/memory_desc.h"
+#include "tessera/formats/make_memory_desc.h"
+#include "tessera/primitives/reorder/reorder.h"
+#include "tessera/primitives/runtime/threads.h"
+#include "tessera/primitives/softmax/softmax.h"
+#include "tessera/simd/isa.h"
+#include "tessera/testing/fill.h"
+#include "tessera/testing/index.h"
+#include "tessera/testing/reorder/reference.h"
+#include "tessera/testing/softmax/softmax_reference.h"
 
 namespace tessera::bench {
+namespace {
 
-// Tessera's primitives are not in this build yet (primitives/reorder and primitives/softmax have
-// not landed): every runnable problem is reported UNIMPLEMENTED with that reason — never PASSED.
-// With --compare=onednn and a performance mode, oneDNN 2.6.3 still runs and is timed, so the
-// peer's figures are in the table and the CSV.
-outcome run_problem(const parsed_problem& pp, const resolved& r) {
+// A zeroed, 64-byte aligned buffer of `sets` copies of `bytes` (the cold-cache rotation).
+class buffer_set {
+ public:
+  buffer_set(int64_t bytes, int64_t sets)
+      : bytes_(bytes), stride_((std::max<int64_t>(bytes, 1) + 63) / 64 * 64), sets_(sets) {
+    data_.reset(static_cast<char*>(std::aligned_alloc(64, static_cast<size_t>(stride_ * sets_))));
+    std::memset(data_.get(), 0, static_cast<size_t>(stride_ * sets_));
+  }
+  char* at(int64_t set) { return data_.get() + set * stride_; }
+  int64_t bytes() const { return bytes_; }
+  int64_t sets() const { return sets_; }
+  // Copies set 0 into every other set.
+  void replicate() {
+    for (int64_t k = 1; k < sets_; ++k) std::memcpy(at(k), at(0), static_cast<size_t>(bytes_));
+  }
+
+ private:
+  struct free_deleter {
+    void operator()(char* p) const { std::free(p); }
+  };
+  int64_t bytes_, stride_, sets_;
+  std::unique_ptr<char, free_deleter> data_;
+};
+
+int64_t element_bytes(data_type dt) { return bits_of(dt) / 8; }
+
+// UNIMPLEMENTED when the library says it has no implementation for the combination, SKIPPED
+// when --impl/--skip-impl left none (benchdnn's rule; OutOfRange from create_with_choice), else
+// INVALID_ARGUMENTS with the Status text.
+outcome creation_failure(const absl::Status& s) {
   outcome o;
-  o.st = status::unimplemented;
-  o.reason = pp.prb.driver == driver_kind::reorder
-                 ? "Tessera's reorder primitive is not in this build yet"
-                 : "Tessera's softmax primitive is not in this build yet";
-  if (pp.settings.compare_onednn && pp.settings.performance) {
-    auto d = run_onednn(pp.prb.driver, r, pp.settings);
-    if (d.ok()) {
-      o.onednn_ms = d->median_ms;
-      o.onednn_impl = d->impl;
-    } else {
-      o.note = absl::StrCat("oneDNN: ", d.status().message());
+  if (s.code() == absl::StatusCode::kOutOfRange) {
+    o.st = status::skipped;
+    o.reason = std::string(s.message());
+    return o;
+  }
+  o.st = (s.code() == absl::StatusCode::kUnimplemented || s.code() == absl::StatusCode::kNotFound)
+             ? status::unimplemented
+             : status::invalid_arguments;
+  o.reason = std::string(s.message());
+  return o;
+}
+
+outcome skipped(std::string reason) {
+  outcome o;
+  o.st = status::skipped;
+  o.reason = std::move(reason);
+  return o;
+}
+
+// --impl / --skip-impl: comma lists of substrings of impl names.
+struct impl_choice {
+  std::vector<std::string> want, skip;
+  bool any() const { return !want.empty() || !skip.empty(); }
+  bool allows(const std::string& name) const {
+    for (const auto& s : skip) {
+      if (absl::StrContains(name, s)) return false;
     }
+    if (want.empty()) return true;
+    for (const auto& w : want) {
+      if (absl::StrContains(name, w)) return true;
+    }
+    return false;
+  }
+};
+
+impl_choice choice_of(const resolved& r) {
+  impl_choice c;
+  for (absl::string_view v : absl::StrSplit(r.impl, ',', absl::SkipEmpty())) c.want.emplace_back(v);
+  for (absl::string_view v : absl::StrSplit(r.skip_impl, ',', absl::SkipEmpty())) c.skip.emplace_back(v);
+  return c;
+}
+
+// Reorder's kernel names in its order of preference (reorder.h: "<engine>:<isa>:<kernel>").
+std::vector<std::string> reorder_kernel_names() {
+  std::vector<std::string> names = {"native:any:copy"};
+  for (int i = simd::kNumIsas - 1; i >= 0; --i) {
+    if (simd::kAllIsas[i] > simd::max_isa()) continue;
+    const std::string isa(simd::name_of(simd::kAllIsas[i]));
+    names.push_back(absl::StrCat("xsimd:", isa, ":convert"));
+    names.push_back(absl::StrCat("xsimd:", isa, ":transpose"));
+  }
+  names.push_back("native:any:strided");
+  names.push_back("ref:any:scalar");
+  return names;
+}
+
+// Creates with the first kernel (in the library's order) that --impl/--skip-impl allow and that
+// accepts the problem, each forced through the primitive's impl filter.
+template <class P>
+absl::StatusOr<P> create_with_choice(const impl_choice& c, const std::vector<std::string>& names,
+                                     const std::function<absl::StatusOr<P>(const std::string&)>& create) {
+  if (!c.any()) return create("");
+  std::vector<std::string> refusals;
+  for (const std::string& name : names) {
+    if (!c.allows(name)) continue;
+    absl::StatusOr<P> p = create(name);
+    if (p.ok()) return p;
+    if (p.status().code() == absl::StatusCode::kInvalidArgument) return p.status();
+    refusals.push_back(std::string(p.status().message()));
+  }
+  return absl::OutOfRangeError(absl::StrCat(
+      "no implementation allowed by --impl/--skip-impl accepts the problem",
+      refusals.empty() ? "" : ": ", absl::StrJoin(refusals, " | ")));
+}
+
+absl::StatusOr<memory_desc> desc_of(const std::vector<int64_t>& dims, data_type dt, const std::string& tag,
+                                    const std::vector<int64_t>& strides) {
+  if (!strides.empty()) return memory_desc::with_strides(dims, dt, strides);
+  return make_memory_desc(dims, dt, tag);
+}
+
+// Overlays the conversion probes of sdt -> ddt (saturation bounds, ties, Inf, NaN, denormals)
+// on a random tensor: one full run of the probe values in every fourth block of that length,
+// keyed on the logical index like the fills, so every layout sees them at the same places.
+absl::Status overlay_probes(const memory_desc& md, char* data, data_type ddt) {
+  const int64_t n = static_cast<int64_t>(testing::probe_values(md.dt(), ddt).size());
+  if (n == 0 || md.nelems() == 0) return absl::OkStatus();
+  std::vector<char> probe(static_cast<size_t>(md.size_bytes()));
+  if (absl::Status s = testing::fill_probe(md, probe.data(), ddt); !s.ok()) return s;
+  const int64_t es = element_bytes(md.dt());
+  testing::for_each_index(md.dims(), [&](absl::Span<const dim_t> idx) {
+    if ((testing::linear_index(md.dims(), idx) / n) % 4 != 0) return;
+    const int64_t off = testing::offset_of(md, idx) * es;
+    std::memcpy(data + off, probe.data() + off, static_cast<size_t>(es));
+  });
+  return absl::OkStatus();
+}
+
+// The first logical element whose bytes differ between two buffers of md, or (when only bytes
+// outside the logical elements differ) the first such byte.
+std::string first_difference(const memory_desc& md, const char* got, const char* want, const char* got_name,
+                             const char* want_name) {
+  const int64_t es = element_bytes(md.dt());
+  int64_t differing = 0;
+  std::vector<dim_t> first;
+  testing::for_each_index(md.dims(), [&](absl::Span<const dim_t> idx) {
+    const int64_t off = testing::offset_of(md, idx) * es;
+    if (std::memcmp(got + off, want + off, static_cast<size_t>(es)) == 0) return;
+    if (differing++ == 0) first.assign(idx.begin(), idx.end());
+  });
+  if (differing == 0) {
+    for (int64_t b = 0; b < md.size_bytes(); ++b) {
+      if (got[b] != want[b]) {
+        return absl::StrFormat("byte %d outside the logical elements (padding or gap) differs: %s 0x%02x, %s 0x%02x",
+                               b, got_name, static_cast<uint8_t>(got[b]), want_name, static_cast<uint8_t>(want[b]));
+      }
+    }
+    return "";
+  }
+  const std::vector<double> g = testing::read_logical(md, got), w = testing::read_logical(md, want);
+  const int64_t li = testing::linear_index(md.dims(), first);
+  auto bits = [&](const char* p) {
+    uint64_t v = 0;
+    std::memcpy(&v, p + testing::offset_of(md, first) * es, static_cast<size_t>(es));
+    return v;
+  };
+  return absl::StrFormat("%d of %d elements differ; first at %s: %s %.9g (0x%x), %s %.9g (0x%x)", differing,
+                         md.nelems(), testing::index_string(first), got_name, g[li], bits(got), want_name, w[li],
+                         bits(want));
+}
+
+// Tessera's timing, GB/s and fraction of a same-run memcpy of the same bytes.
+perf_figures time_tessera(const std::function<void(int64_t)>& run, int64_t sets, int64_t bytes_moved,
+                          const run_settings& s) {
+  perf_figures p;
+  p.threads = num_threads();
+  p.median_ms = measure(run, sets, s).median_ms;
+  p.gbps = p.median_ms > 0 ? static_cast<double>(bytes_moved) / (p.median_ms * 1e6) : 0;
+  // memcpy of half the bytes reads and writes them: the same traffic.
+  const double copy_ms = memcpy_ms(bytes_moved / 2, s);
+  p.copy_frac = p.median_ms > 0 ? copy_ms / p.median_ms : 0;
+  return p;
+}
+
+void add_onednn(const parsed_problem& pp, const resolved& r, const onednn_inputs& io,
+                const std::function<void(const std::vector<char>&, outcome&)>& check, outcome& o) {
+  auto d = run_onednn(pp.prb.driver, r, pp.settings, &io);
+  if (!d.ok()) {
+    o.note = absl::StrCat("oneDNN not run: ", d.status().message());
+    return;
+  }
+  o.onednn_impl = d->impl;
+  if (pp.settings.performance) o.onednn_ms = d->median_ms;
+  check(d->output, o);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reorder.
+
+outcome run_reorder(const parsed_problem& pp, const resolved& r) {
+  const resolved_reorder& q = r.reorder;
+  const run_settings& s = pp.settings;
+  auto src_md = desc_of(r.dims, q.sdt, q.stag, q.src_strides);
+  if (!src_md.ok()) return creation_failure(absl::InvalidArgumentError(src_md.status().message()));
+  auto dst_md = desc_of(r.dims, q.ddt, q.dtag, q.dst_strides);
+  if (!dst_md.ok()) return creation_failure(absl::InvalidArgumentError(dst_md.status().message()));
+
+  auto prim = create_with_choice<reorder>(choice_of(r), reorder_kernel_names(), [&](const std::string& filter) {
+    return filter.empty() ? reorder::create(*src_md, *dst_md, q.attr)
+                          : reorder::create(*src_md, *dst_md, q.attr, reorder_options{.impl_filter = filter});
+  });
+  if (!prim.ok()) return creation_failure(prim.status());
+
+  outcome o;
+  o.impl = prim->impl_name();
+  const int64_t sb = src_md->size_bytes(), db = dst_md->size_bytes();
+
+  // Inputs: random values over the types' ranges with the conversion probes overlaid; the
+  // destination starts random too, so that a sum post-op has something to add to.
+  std::vector<char> src(static_cast<size_t>(std::max<int64_t>(sb, 1))), dst_init(static_cast<size_t>(std::max<int64_t>(db, 1)));
+  testing::fill_options fo{.seed = 11};
+  if (!is_integral(q.sdt) && is_integral(q.ddt)) {
+    fo.lo = -300;
+    fo.hi = 300;
+  }
+  for (absl::Status st : {testing::fill_random(*src_md, src.data(), fo), overlay_probes(*src_md, src.data(), q.ddt),
+                          testing::fill_random(*dst_md, dst_init.data(), {.seed = 23, .padding_byte = 0})}) {
+    if (!st.ok()) return creation_failure(absl::InvalidArgumentError(absl::StrCat("fill: ", st.message())));
+  }
+
+  // Attribute values as memories.
+  std::vector<float> src_scales = q.values.src_scales, dst_scales = q.values.dst_scales;
+  std::vector<int32_t> src_zps = q.values.src_zero_points, dst_zps = q.values.dst_zero_points;
+  exec_args quant;
+  auto add_values = [&](arg a, bool present, void* data, int64_t n, data_type dt) {
+    if (!present) return;
+    quant.set(a, memory{*memory_desc::with_strides({n}, dt, {1}), data});
+  };
+  add_values(arg::src_scales, q.attr.src_scales.has_value(), src_scales.data(), static_cast<int64_t>(src_scales.size()), data_type::f32);
+  add_values(arg::dst_scales, q.attr.dst_scales.has_value(), dst_scales.data(), static_cast<int64_t>(dst_scales.size()), data_type::f32);
+  add_values(arg::src_zero_points, q.attr.src_zero_points.has_value(), src_zps.data(), static_cast<int64_t>(src_zps.size()), data_type::s32);
+  add_values(arg::dst_zero_points, q.attr.dst_zero_points.has_value(), dst_zps.data(), static_cast<int64_t>(dst_zps.size()), data_type::s32);
+  auto args_for = [&](char* from, char* to) {
+    exec_args a = quant;
+    a.set(arg_from, memory{*src_md, from});
+    a.set(arg_to, memory{*dst_md, to});
+    return a;
+  };
+
+  const int64_t sets = s.performance ? buffer_sets(sb + db, s) : 1;
+  buffer_set srcs(sb, sets), dsts(db, sets);
+  std::memcpy(srcs.at(0), src.data(), static_cast<size_t>(sb));
+  std::memcpy(dsts.at(0), dst_init.data(), static_cast<size_t>(db));
+  srcs.replicate();
+  dsts.replicate();
+
+  if (absl::Status st = prim->execute(args_for(srcs.at(0), dsts.at(0))); !st.ok()) {
+    o.st = st.code() == absl::StatusCode::kInvalidArgument ? status::invalid_arguments : status::failed;
+    o.reason = absl::StrCat("execute: ", st.message());
+    return o;
+  }
+  const std::vector<char> got(dsts.at(0), dsts.at(0) + db);
+
+  o.st = status::executed;
+  if (s.correctness) {
+    std::vector<char> want = dst_init;
+    absl::Status st = testing::reference_reorder(memory{*src_md, src.data()}, memory{*dst_md, want.data()}, q.attr, quant);
+    if (!st.ok()) {
+      o.st = status::failed;
+      o.reason = absl::StrCat("the scalar reference refused a problem Tessera ran: ", st.message());
+      return o;
+    }
+    std::string diff = first_difference(*dst_md, got.data(), want.data(), "got", "want");
+    o.st = diff.empty() ? status::passed : status::failed;
+    o.reason = diff;
+  }
+
+  if (s.performance) {
+    // Later sets start from the initial destination (a sum reads it).
+    std::memcpy(dsts.at(0), dst_init.data(), static_cast<size_t>(db));
+    std::vector<exec_args> per_set;
+    for (int64_t k = 0; k < sets; ++k) per_set.push_back(args_for(srcs.at(k), dsts.at(k)));
+    const int64_t bytes = sb + db + (q.attr.sum ? db : 0);
+    o.perf = time_tessera([&](int64_t k) { (void)prim->execute(per_set[k]); }, sets, bytes, s);
+  }
+
+  if (s.compare_onednn) {
+    onednn_inputs io;
+    io.inputs = {{src.data(), sb}};
+    io.dst_init = {dst_init.data(), db};
+    add_onednn(pp, r, io, [&](const std::vector<char>& theirs, outcome& out) {
+      if (static_cast<int64_t>(theirs.size()) != db) {
+        out.onednn_agrees = false;
+        out.note = absl::StrCat("oneDNN 2.6.3's destination has ", theirs.size(), " bytes, Tessera's ", db);
+        return;
+      }
+      std::string diff = first_difference(*dst_md, theirs.data(), got.data(), "oneDNN", "Tessera");
+      out.onednn_agrees = diff.empty();
+      if (!diff.empty()) out.note = absl::StrCat("oneDNN 2.6.3 differs from Tessera (bit-exact check): ", diff);
+    }, o);
   }
   return o;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Softmax.
+
+absl::StatusOr<softmax_alg> alg_of(const std::string& name) {
+  if (name == "softmax") return softmax_alg::softmax;
+  if (name == "logsoftmax") return softmax_alg::logsoftmax;
+  if (name == "softmax_inf_as_zero") return softmax_alg::softmax_inf_as_zero;
+  return absl::InvalidArgumentError(absl::StrCat("unknown softmax algorithm '", name, "'"));
+}
+
+// benchdnn's forward fill (driver_softmax.md): each row has one dominant element, at position
+// axis - 1 - (row % axis); odd rows test a negative maximum (-1), even rows one past exp's
+// overflow (88, or the int8 type's top) so that a missing max subtraction shows. The others sit
+// 8 to 16 below it: outputs are dominated by one element, as int8 destinations need, yet the rest
+// stay non-zero in f32.
+absl::Status fill_softmax_source(const memory_desc& md, void* data, int axis) {
+  const int64_t n = md.nelems();
+  int64_t inner = 1;
+  for (int d = axis + 1; d < md.rank(); ++d) inner *= md.dims()[d];
+  const int64_t axis_size = md.dims()[axis];
+  std::vector<double> values(static_cast<size_t>(n));
+  for (int64_t li = 0; li < n; ++li) {
+    const int64_t j = (li / inner) % axis_size;
+    const int64_t row = li / (inner * axis_size) * inner + li % inner;
+    const bool positive = row % 2 == 0 || md.dt() == data_type::u8;
+    double top = -1;
+    if (positive) top = md.dt() == data_type::s8 ? 127 : md.dt() == data_type::u8 ? 255 : 88;
+    uint64_t h = static_cast<uint64_t>(li) * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 29;
+    const double below = 8 + static_cast<double>(h % 33) / 4;  // [8, 16] in quarter steps
+    values[static_cast<size_t>(li)] = j == axis_size - 1 - row % axis_size ? top : top - below;
+  }
+  testing::write_logical(md, data, values);
+  return absl::OkStatus();
+}
+
+outcome run_softmax(const parsed_problem& pp, const resolved& r) {
+  const resolved_softmax& q = r.softmax;
+  const run_settings& s = pp.settings;
+  const bool fwd = q.dir == softmax_dir::forward;
+  auto alg = alg_of(q.alg);
+  if (!alg.ok()) return creation_failure(alg.status());
+  if (q.axis < 0 || q.axis >= static_cast<int>(r.dims.size())) {
+    return creation_failure(absl::InvalidArgumentError(
+        absl::StrCat("--axis=", q.axis, " is not a dim of the ", r.dims.size(), "-d problem")));
+  }
+  // Forward: src (sdt, stag) -> dst (ddt, dtag). Backward (benchdnn): dst and diff_dst are
+  // (ddt, dtag), diff_src is (sdt, stag); dtag "any" means the other side's layout.
+  const std::string src_tag = q.stag == "any" && q.dtag != "any" ? q.dtag : q.stag;
+  auto src_md = make_memory_desc(r.dims, q.sdt, src_tag);
+  if (!src_md.ok()) return creation_failure(absl::InvalidArgumentError(src_md.status().message()));
+  auto dst_md = q.dtag == "any" ? memory_desc::any(r.dims, q.ddt) : make_memory_desc(r.dims, q.ddt, q.dtag);
+  if (!dst_md.ok()) return creation_failure(absl::InvalidArgumentError(dst_md.status().message()));
+  if (!fwd && q.dtag == "any") dst_md = make_memory_desc(r.dims, q.ddt, src_tag);
+  if (!dst_md.ok()) return creation_failure(absl::InvalidArgumentError(dst_md.status().message()));
+
+  std::vector<std::string> names = softmax_kernel_names();
+  const impl_choice choice = choice_of(r);
+  std::optional<softmax_forward> f;
+  std::optional<softmax_backward> b;
+  if (fwd) {
+    auto p = create_with_choice<softmax_forward>(choice, names, [&](const std::string& filter) {
+      return softmax_forward::create(*alg, *src_md, *dst_md, q.axis, q.attr, {.impl_filter = filter});
+    });
+    if (!p.ok()) return creation_failure(p.status());
+    f = *std::move(p);
+  } else {
+    auto p = create_with_choice<softmax_backward>(choice, names, [&](const std::string& filter) {
+      return softmax_backward::create(*alg, *src_md, *dst_md, *dst_md, q.axis, q.attr, {.impl_filter = filter});
+    });
+    if (!p.ok()) return creation_failure(p.status());
+    b = *std::move(p);
+  }
+  // in: the tensor read (src / dst), in2: diff_dst (backward), out: dst / diff_src.
+  const memory_desc in_md = fwd ? *src_md : b->dst_desc();
+  const memory_desc out_md = fwd ? f->dst_desc() : b->diff_src_desc();
+  if (q.inplace && !(fwd ? in_md == out_md : b->diff_dst_desc() == out_md)) {
+    return skipped("--inplace=true: in-place needs equal input and output types and layouts");
+  }
+  outcome o;
+  o.impl = fwd ? f->impl_name() : b->impl_name();
+
+  const int64_t in_b = in_md.size_bytes(), out_b = out_md.size_bytes();
+  std::vector<char> in(static_cast<size_t>(std::max<int64_t>(in_b, 1))), in2;
+  // benchdnn's ranges (driver_softmax.md): forward sources spread over [-16, 16] (full range for
+  // int8) so rows have negative and positive maxima; backward dst and diff_dst are both negative,
+  // so the sum and the subtraction have the same sign and the output cannot hide cancellation.
+  testing::fill_options fo{.seed = 5, .padding_byte = 0};
+  if (!fwd) {
+    fo.lo = -1;
+    fo.hi = -1.0 / 128;
+  }
+  absl::Status filled = fwd ? fill_softmax_source(in_md, in.data(), q.axis) : testing::fill_random(in_md, in.data(), fo);
+  if (absl::Status st = filled; !st.ok()) {
+    return creation_failure(absl::InvalidArgumentError(absl::StrCat("fill: ", st.message())));
+  }
+  if (!fwd) {
+    in2.resize(static_cast<size_t>(std::max<int64_t>(b->diff_dst_desc().size_bytes(), 1)));
+    if (absl::Status st = testing::fill_random(b->diff_dst_desc(), in2.data(), {.seed = 6, .padding_byte = 0, .lo = -1, .hi = -1.0 / 128});
+        !st.ok()) {
+      return creation_failure(absl::InvalidArgumentError(absl::StrCat("fill: ", st.message())));
+    }
+  }
+
+  float src_scale = 1.f, dst_scale = 1.f;
+  if (!q.values.src_scales.empty()) src_scale = q.values.src_scales[0];
+  if (!q.values.dst_scales.empty()) dst_scale = q.values.dst_scales[0];
+  double out_scale = static_cast<double>(src_scale) / dst_scale;
+  if (q.attr.oscale && !q.attr.oscale->values.empty()) out_scale *= q.attr.oscale->values[0];
+
+  // Buffers: set k holds in (and in2) and out; in place, out is the in (fwd) / in2 (bwd) buffer.
+  const int64_t in2_b = static_cast<int64_t>(in2.size());
+  const int64_t set_bytes = in_b + (fwd ? 0 : in2_b) + (q.inplace ? 0 : out_b);
+  const int64_t sets = s.performance ? buffer_sets(set_bytes, s) : 1;
+  buffer_set ins(in_b, sets), ins2(fwd ? 0 : in2_b, sets), outs(q.inplace ? 0 : out_b, sets);
+  auto reload = [&](int64_t k) {
+    std::memcpy(ins.at(k), in.data(), static_cast<size_t>(in_b));
+    if (!fwd) std::memcpy(ins2.at(k), in2.data(), static_cast<size_t>(in2_b));
+  };
+  for (int64_t k = 0; k < sets; ++k) reload(k);
+  auto out_of = [&](int64_t k) -> char* { return q.inplace ? (fwd ? ins.at(k) : ins2.at(k)) : outs.at(k); };
+  float scale_values[2] = {src_scale, dst_scale};
+  auto args_for = [&](int64_t k) {
+    exec_args a;
+    if (fwd) {
+      a.set(arg::src, memory{in_md, ins.at(k)});
+      a.set(arg::dst, memory{out_md, out_of(k)});
+    } else {
+      a.set(arg::dst, memory{in_md, ins.at(k)});
+      a.set(arg::diff_dst, memory{b->diff_dst_desc(), ins2.at(k)});
+      a.set(arg::diff_src, memory{out_md, out_of(k)});
+    }
+    if (q.attr.src_scales) a.set(arg::src_scales, memory{*memory_desc::with_strides({1}, data_type::f32, {1}), &scale_values[0]});
+    if (q.attr.dst_scales) a.set(arg::dst_scales, memory{*memory_desc::with_strides({1}, data_type::f32, {1}), &scale_values[1]});
+    return a;
+  };
+  auto execute = [&](int64_t k) { return fwd ? f->execute(args_for(k)) : b->execute(args_for(k)); };
+
+  // The reference reads the pristine inputs (in place overwrites them).
+  std::vector<double> want;
+  if (s.correctness || s.compare_onednn) {
+    want = fwd ? testing::softmax_forward_reference(*alg, in_md, in.data(), q.axis, out_scale)
+               : testing::softmax_backward_reference(*alg, in_md, in.data(), b->diff_dst_desc(), in2.data(), q.axis);
+  }
+  const testing::softmax_compare_setup cmp{
+      .backward = !fwd, .alg = *alg, .dt = out_md.dt(), .axis_size = r.dims[q.axis]};
+
+  if (absl::Status st = execute(0); !st.ok()) {
+    o.st = st.code() == absl::StatusCode::kInvalidArgument ? status::invalid_arguments : status::failed;
+    o.reason = absl::StrCat("execute: ", st.message());
+    return o;
+  }
+  o.st = status::executed;
+  if (s.correctness) {
+    testing::softmax_compare_result v = testing::benchdnn_softmax_compare(cmp, want, testing::read_logical(out_md, out_of(0)));
+    o.st = v.ok ? status::passed : status::failed;
+    if (!v.ok) o.reason = v.message;
+  }
+  if (s.performance) {
+    const int64_t bytes = in_b + out_b + (fwd ? 0 : in2_b);
+    o.perf = time_tessera([&](int64_t k) { (void)execute(k); }, sets, bytes, s);
+  }
+  if (s.compare_onednn) {
+    onednn_inputs io;
+    io.inputs = {{in.data(), in_b}};
+    if (!fwd) io.inputs.push_back({in2.data(), in2_b});
+    add_onednn(pp, r, io, [&](const std::vector<char>& theirs, outcome& out) {
+      if (static_cast<int64_t>(theirs.size()) < out_b) {
+        out.onednn_agrees = false;
+        out.note = absl::StrCat("oneDNN 2.6.3's output has ", theirs.size(), " bytes, Tessera's ", out_b);
+        return;
+      }
+      testing::softmax_compare_result v = testing::benchdnn_softmax_compare(cmp, want, testing::read_logical(out_md, theirs.data()));
+      out.onednn_agrees = v.ok;
+      if (!v.ok) out.note = absl::StrCat("oneDNN 2.6.3 fails benchdnn's rule against the f64 reference: ", v.message);
+    }, o);
+  }
+  return o;
+}
+
+}  // namespace
+
+outcome run_problem(const parsed_problem& pp, const resolved& r) {
+  return pp.prb.driver == driver_kind::reorder ? run_reorder(pp, r) : run_softmax(pp, r);
 }
 
 }  // namespace tessera::bench
