@@ -202,7 +202,39 @@ vf<A> log_diff(vf<A> x, vf<A> m, vf<A> l) {
   return (d - l) + err;
 }
 
-// Sums in f64: each f32 vector is widened into two f64 vectors (lanes 0..W/2-1 and W/2..W-1).
+template <class A>
+using vd = xsimd::batch<double, A>;
+
+// f32 lanes 0..W/2-1 and W/2..W-1 as two f64 vectors, and back (rounding once).
+template <class A>
+void widen(vf<A> v, vd<A>& lo, vd<A>& hi) {
+  if constexpr (std::is_same_v<A, xsimd::avx512bw>) {
+    const __m512 r = v;
+    lo = _mm512_cvtps_pd(_mm512_castps512_ps256(r));
+    hi = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(r), 1)));
+  } else if constexpr (std::is_same_v<A, xsimd::avx2>) {
+    const __m256 r = v;
+    lo = _mm256_cvtps_pd(_mm256_castps256_ps128(r));
+    hi = _mm256_cvtps_pd(_mm256_extractf128_ps(r, 1));
+  } else {
+    const __m128 r = v;
+    lo = _mm_cvtps_pd(r);
+    hi = _mm_cvtps_pd(_mm_movehl_ps(r, r));
+  }
+}
+
+template <class A>
+vf<A> narrow(vd<A> lo, vd<A> hi) {
+  if constexpr (std::is_same_v<A, xsimd::avx512bw>) {
+    return _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)), _mm512_cvtpd_ps(hi), 1);
+  } else if constexpr (std::is_same_v<A, xsimd::avx2>) {
+    return _mm256_set_m128(_mm256_cvtpd_ps(hi), _mm256_cvtpd_ps(lo));
+  } else {
+    return _mm_movelh_ps(_mm_cvtpd_ps(lo), _mm_cvtpd_ps(hi));
+  }
+}
+
+// Sums in f64: each f32 vector is widened into two f64 vectors.
 // log(sum) must be accurate relative to itself when sum = 1 + small (logsoftmax), which a
 // compensated f32 sum does not guarantee; the widening costs two conversions per vector.
 template <class A>
@@ -211,19 +243,18 @@ struct wide_sum {
   D lo = D(0.0);
   D hi = D(0.0);
   void add(vf<A> v) {
-    if constexpr (std::is_same_v<A, xsimd::avx512bw>) {
-      const __m512 r = v;
-      lo = lo + D(_mm512_cvtps_pd(_mm512_castps512_ps256(r)));
-      hi = hi + D(_mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(r), 1))));
-    } else if constexpr (std::is_same_v<A, xsimd::avx2>) {
-      const __m256 r = v;
-      lo = lo + D(_mm256_cvtps_pd(_mm256_castps256_ps128(r)));
-      hi = hi + D(_mm256_cvtps_pd(_mm256_extractf128_ps(r, 1)));
-    } else {
-      const __m128 r = v;
-      lo = lo + D(_mm_cvtps_pd(r));
-      hi = hi + D(_mm_cvtps_pd(_mm_movehl_ps(r, r)));
-    }
+    D a, b;
+    widen<A>(v, a, b);
+    lo = lo + a;
+    hi = hi + b;
+  }
+  // Adds x * y exactly (a product of two f32 values fits in f64).
+  void add_product(vf<A> x, vf<A> y) {
+    D xa, xb, ya, yb;
+    widen<A>(x, xa, xb);
+    widen<A>(y, ya, yb);
+    lo = lo + xa * ya;
+    hi = hi + xb * yb;
   }
   // Per-lane sums, lane order.
   void lanes(double* out) const {
@@ -534,20 +565,25 @@ void backward_dense(const kernel_args& k, dim_t begin, dim_t end) {
           k0.add(d);
         } else {
           F v = rest == W ? io<A, Dst>::load(y + off + i) : load_partial<A>(y + off + i, rest, 0.f);
-          k0.add(d * v);
+          k0.add_product(d, v);
         }
       }
     });
-    const F sum(static_cast<float>(reduce_sum<A>(k0)));
+    const vd<A> sum(reduce_sum<A>(k0));
 
-    // Pass 2: diff_src.
+    // Pass 2: diff_src, in f64 (rounded once): diff_dst - sum cancels often, and the f32
+    // rounding of exp(dst) * sum would then dominate the result.
     for_each_run(g, [&](dim_t off, dim_t n) {
       for (dim_t i = 0; i < n; i += W) {
         const int rest = static_cast<int>(std::min<dim_t>(W, n - i));
         F d = rest == W ? io<A, DiffDst>::load(dy + off + i)
                         : load_partial<A>(dy + off + i, rest, 0.f);
         F v = rest == W ? io<A, Dst>::load(y + off + i) : load_partial<A>(y + off + i, rest, 0.f);
-        F r = log ? d - exp_f32<A>(v) * sum : v * (d - sum);
+        vd<A> dlo, dhi, vlo, vhi;
+        widen<A>(d, dlo, dhi);
+        widen<A>(v, vlo, vhi);
+        F r = log ? narrow<A>(dlo - xsimd::exp(vlo) * sum, dhi - xsimd::exp(vhi) * sum)
+                  : narrow<A>(vlo * (dlo - sum), vhi * (dhi - sum));
         if (rest == W) io<A, DiffSrc>::store(dx + off + i, r);
         else store_partial<A>(dx + off + i, rest, r);
       }
