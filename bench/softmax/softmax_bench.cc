@@ -1,0 +1,192 @@
+// Softmax: Tessera vs oneDNN 2.6.3 vs memcpy of the same bytes, 1 and 2 threads, hot and cold
+// cache, on the problems of issue 6. Run with -c opt:
+//   bazel run -c opt //bench/softmax:softmax_bench -- --benchmark_filter=...
+// Names: <problem>/<impl>/threads:<n>/<hot|cold>. Times are per execution (manual timing around
+// the call only); cold runs first overwrite a 64 MB buffer so no operand is in any cache.
+#include <chrono>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "benchmark/benchmark.h"
+#include "tessera/primitives/runtime/threads.h"
+#include "tessera/primitives/softmax/onednn_softmax.h"
+#include "tessera/primitives/softmax/softmax.h"
+
+namespace tessera {
+namespace {
+
+struct problem {
+  std::string name;
+  bool backward;
+  softmax_alg alg;
+  std::vector<dim_t> dims;
+  data_type dt;
+  int axis;
+  std::vector<int> order;  // plain layout, dims outermost first; empty: blocked16 on dim 1
+  bool blocked16 = false;
+};
+
+memory_desc make_md(const problem& p) {
+  const int rank = static_cast<int>(p.dims.size());
+  if (p.blocked16) {
+    blocking_desc b;
+    b.inner_nblks = 1;
+    b.inner_blks[0] = 16;
+    b.inner_idxs[0] = 1;
+    dim_t s = 16;
+    for (int d = rank - 1; d >= 0; --d) {
+      b.strides[d] = s;
+      s *= d == 1 ? (p.dims[d] + 15) / 16 : p.dims[d];
+    }
+    return *memory_desc::with_blocking(p.dims, p.dt, b);
+  }
+  std::vector<int> order = p.order;
+  if (order.empty()) {
+    for (int d = 0; d < rank; ++d) order.push_back(d);
+  }
+  std::vector<dim_t> strides(rank);
+  dim_t s = 1;
+  for (int i = rank - 1; i >= 0; --i) {
+    strides[order[i]] = s;
+    s *= p.dims[order[i]];
+  }
+  return *memory_desc::with_strides(p.dims, p.dt, strides);
+}
+
+std::vector<problem> problems() {
+  using A = softmax_alg;
+  const auto f32 = data_type::f32;
+  std::vector<problem> v;
+  for (A alg : {A::softmax, A::logsoftmax}) {
+    const std::string a = alg == A::softmax ? "softmax" : "logsoftmax";
+    v.push_back({a + "_fwd_f32_1024x1000", false, alg, {1024, 1000}, f32, 1, {}});
+    v.push_back({a + "_fwd_f32_64x30522", false, alg, {64, 30522}, f32, 1, {}});
+    v.push_back({a + "_fwd_f32_8192x128", false, alg, {8192, 128}, f32, 1, {}});
+  }
+  v.push_back({"softmax_fwd_f32_nchw_32x1000x7x7_axis1", false, A::softmax, {32, 1000, 7, 7}, f32, 1, {}});
+  v.push_back({"softmax_fwd_f32_nChw16c_32x1000x7x7_axis1", false, A::softmax, {32, 1000, 7, 7}, f32, 1, {}, true});
+  // The same problem with the axis dense (nhwc): our own dense time to compare with.
+  v.push_back({"softmax_fwd_f32_nhwc_32x1000x7x7_axis1", false, A::softmax, {32, 1000, 7, 7}, f32, 1, {0, 2, 3, 1}});
+  v.push_back({"softmax_fwd_f32_30000x8_axis0", false, A::softmax, {30000, 8}, f32, 0, {}});
+  v.push_back({"softmax_fwd_f32_30000x8_axis0_ba", false, A::softmax, {30000, 8}, f32, 0, {1, 0}});
+  v.push_back({"softmax_bwd_f32_1024x1000", true, A::softmax, {1024, 1000}, f32, 1, {}});
+  v.push_back({"logsoftmax_bwd_f32_1024x1000", true, A::logsoftmax, {1024, 1000}, f32, 1, {}});
+  v.push_back({"softmax_fwd_bf16_1024x1000", false, A::softmax, {1024, 1000}, data_type::bf16, 1, {}});
+  return v;
+}
+
+void flush_caches() {
+  static std::vector<char> junk(64 << 20);
+  static char v = 1;
+  std::memset(junk.data(), v++, junk.size());
+  benchmark::ClobberMemory();
+}
+
+struct buffers {
+  std::vector<char> in0, in1, out;
+};
+
+void fill(std::vector<char>& b, const memory_desc& md) {
+  std::vector<float> vals(b.size() / 4);
+  for (size_t i = 0; i < vals.size(); ++i) vals[i] = static_cast<float>((i * 7919) % 1000) * 0.01f - 5.f;
+  if (md.dt() == data_type::f32) {
+    std::memcpy(b.data(), vals.data(), vals.size() * 4);
+  } else {
+    for (size_t i = 0; i + 1 < b.size(); i += 2) b[i + 1] = 0x3f, b[i] = static_cast<char>(i);
+  }
+}
+
+void run_bench(benchmark::State& state, const problem& p, const std::string& impl, int threads,
+               bool cold) {
+  const memory_desc md = make_md(p);
+  buffers buf;
+  const size_t bytes = static_cast<size_t>(md.size_bytes());
+  buf.in0.resize(bytes);
+  buf.in1.resize(bytes);
+  buf.out.resize(bytes);
+  fill(buf.in0, md);
+  fill(buf.in1, md);
+  if (p.backward && p.alg == softmax_alg::softmax) {
+    // dst of a softmax: positive and small.
+    float* y = reinterpret_cast<float*>(buf.in0.data());
+    for (size_t i = 0; i < bytes / 4; ++i) y[i] = 1e-3f;
+  }
+  scoped_num_threads scope(threads);
+  softmax_test::onednn_softmax::set_num_threads(threads);
+
+  std::function<void()> call;
+  std::unique_ptr<softmax_forward> fwd;
+  std::unique_ptr<softmax_backward> bwd;
+  std::unique_ptr<softmax_test::onednn_softmax> peer;
+  if (impl == "tessera") {
+    if (p.backward) {
+      bwd = std::make_unique<softmax_backward>(*softmax_backward::create(p.alg, md, md, md, p.axis));
+      state.SetLabel(bwd->impl_name());
+      call = [&] {
+        (void)bwd->execute({{arg::dst, {md, buf.in0.data()}},
+                            {arg::diff_dst, {md, buf.in1.data()}},
+                            {arg::diff_src, {md, buf.out.data()}}});
+      };
+    } else {
+      fwd = std::make_unique<softmax_forward>(*softmax_forward::create(p.alg, md, md, p.axis));
+      state.SetLabel(fwd->impl_name());
+      call = [&] {
+        (void)fwd->execute({{arg::src, {md, buf.in0.data()}}, {arg::dst, {md, buf.out.data()}}});
+      };
+    }
+  } else if (impl == "onednn") {
+    auto made = p.backward ? softmax_test::onednn_softmax::backward(p.alg, md, md, md, p.axis)
+                           : softmax_test::onednn_softmax::forward(p.alg, md, md, p.axis);
+    if (!made.ok()) {
+      state.SkipWithError(std::string(made.status().message()).c_str());
+      return;
+    }
+    peer = std::make_unique<softmax_test::onednn_softmax>(*made);
+    state.SetLabel(peer->impl_name());
+    call = [&] { peer->execute(buf.in0.data(), buf.in1.data(), buf.out.data()); };
+  } else {
+    // memcpy of one tensor, split over the same threads.
+    call = [&] {
+      parallel_for(static_cast<int64_t>(bytes), 1 << 16, [&](int64_t b, int64_t e) {
+        std::memcpy(buf.out.data() + b, buf.in0.data() + b, static_cast<size_t>(e - b));
+      });
+    };
+  }
+  call();  // warm-up (first-touch, JIT)
+  for (auto _ : state) {
+    if (cold) flush_caches();
+    const auto t0 = std::chrono::steady_clock::now();
+    call();
+    const auto t1 = std::chrono::steady_clock::now();
+    state.SetIterationTime(std::chrono::duration<double>(t1 - t0).count());
+  }
+  // Bytes a perfect kernel must move: inputs read once, output written once.
+  const int64_t moved = static_cast<int64_t>(bytes) * (p.backward ? 3 : 2);
+  state.SetBytesProcessed(state.iterations() * moved);
+}
+
+const bool registered = [] {
+  for (const problem& p : problems()) {
+    for (const char* impl : {"tessera", "onednn", "memcpy"}) {
+      for (int threads : {1, 2}) {
+        for (bool cold : {false, true}) {
+          const std::string name = p.name + "/" + impl + "/threads:" + std::to_string(threads) +
+                                   (cold ? "/cold" : "/hot");
+          benchmark::RegisterBenchmark(name.c_str(), [p, impl = std::string(impl), threads,
+                                                      cold](benchmark::State& s) {
+            run_bench(s, p, impl, threads, cold);
+          })->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.1);
+        }
+      }
+    }
+  }
+  return true;
+}();
+
+}  // namespace
+}  // namespace tessera
+
+BENCHMARK_MAIN();
