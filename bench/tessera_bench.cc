@@ -19,7 +19,19 @@
 
 namespace tb = tessera::bench;
 
+// oneDNN 2.6.3 (Debian) runs on GNU OpenMP, Tessera on oneTBB. With OpenMP's default active wait,
+// its spinning threads and oneTBB's workers fight over the 2 cores and oneDNN's timings jump to
+// ~8 ms per call whatever the size. libgomp reads OMP_WAIT_POLICY when it is loaded, before main:
+// so, unless the user chose a policy, re-run this program once with the passive policy.
+void use_passive_openmp_wait(char** argv) {
+  if (std::getenv("OMP_WAIT_POLICY") != nullptr) return;
+  setenv("OMP_WAIT_POLICY", "passive", 1);
+  execv("/proc/self/exe", argv);
+  // execv failed: carry on with the default policy (oneDNN's timings may be pessimistic).
+}
+
 int main(int argc, char** argv) {
+  use_passive_openmp_wait(argv);
   // Under `bazel run` the working directory is the runfiles tree: resolve relative --batch paths
   // against the directory the user ran the command from.
   const char* wd = std::getenv("BUILD_WORKING_DIRECTORY");
