@@ -240,7 +240,8 @@ absl::Status batch_parser::parse_option(const token& t, const std::string& dir, 
         t.origin, ": --cold-cache=", value, " is not supported (use none or all)"));
   }
   if (key == "perf-csv") {
-    perf_csv_ = value;
+    // Relative to the directory of the including file (the user's directory on the command line).
+    perf_csv_ = value.empty() || value[0] == '/' ? value : dir + "/" + value;
     return absl::OkStatus();
   }
   if (key == "max-ms-per-prb" || key == "fix-times-per-prb") {

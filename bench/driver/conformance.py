@@ -40,7 +40,8 @@ def main():
         print(f"SKIPPED: {inputs} is absent; nothing to regenerate")
         return 0
     subprocess.run(["bazel", "build", "-c", "opt", "//bench:tessera_bench"], cwd=root, check=True)
-    binary = os.path.join(root, "bazel-bin", "bench", "tessera_bench")
+    # bazel-bin follows the last build of anyone sharing the workspace: name the opt tree.
+    binary = os.path.join(root, "bazel-out", "k8-opt", "bin", "bench", "tessera_bench")
     rows, details, any_failed = [], [], False
     for driver, batch in BATCHES:
         path = os.path.join(inputs, driver, batch)
