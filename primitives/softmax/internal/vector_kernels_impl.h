@@ -5,7 +5,7 @@
 //  * x - max is computed with its rounding error (TwoSum) and exp(x - max) is corrected by it:
 //    without it, rows whose values span ~80 lose up to 2^6 ulp in the small outputs;
 //  * the row sum is compensated (Kahan) so rows of 10^6 elements keep their accuracy;
-//  * exp is our own (Cody-Waite reduction, degree-7 polynomial, two-step scaling so that
+//  * exp is our own (Cody-Waite reduction, degree-7 polynomial with FMA, two-step scaling so that
 //    results in the denormal range are right too); its error is measured in the tests.
 //
 // Memory: each row is read from memory once; the second and third passes over the row hit the
@@ -150,26 +150,37 @@ void store_partial(T* p, int n, vf<A> v) {
 
 // ---- arithmetic ----------------------------------------------------------------------------
 
-// exp(x) for every float: 0 below -104 (exp(-104) < half the smallest denormal), +Inf above 89,
-// NaN for NaN. Cody-Waite reduction x = n ln2 + r with |r| <= ln2/2, a degree-7 Taylor polynomial
-// (truncation 7e-9 relative), and 2^n applied in two halves so denormal results round once.
+// a * b + c, fused where the ISA has FMA (avx2 kernels run only on CPUs with FMA: simd/isa.h).
 template <class A>
-vf<A> exp_f32(vf<A> x) {
+vf<A> fmadd(vf<A> a, vf<A> b, vf<A> c) {
+  if constexpr (std::is_same_v<A, xsimd::avx512bw>) {
+    return _mm512_fmadd_ps(a, b, c);
+  } else if constexpr (std::is_same_v<A, xsimd::avx2>) {
+    return _mm256_fmadd_ps(a, b, c);
+  } else {
+    return a * b + c;
+  }
+}
+
+// exp(x) for x in [-110, 0] (or NaN -> NaN): exp(-104) is below half the smallest denormal, so the
+// lower end gives 0. Cody-Waite reduction x = n ln2 + r with |r| <= ln2/2, a degree-7 Taylor
+// polynomial (truncation 7e-9 relative), and 2^n applied in two halves so denormal results round
+// once.
+template <class A>
+vf<A> exp_nonpositive(vf<A> x) {
   using F = vf<A>;
-  F xc = xsimd::select(x < F(-104.f), F(-104.f), x);
-  xc = xsimd::select(xc > F(89.f), F(89.f), xc);
-  F n = xsimd::nearbyint(xc * F(1.44269504088896341f));
+  F n = xsimd::nearbyint(x * F(1.44269504088896341f));
   // ln2_hi has 16 significant bits, so n * ln2_hi is exact for |n| <= 2^8.
-  F r = xc - n * F(0.693145751953125f);
-  r = r - n * F(1.428606765330187045e-06f);
+  F r = fmadd<A>(n, F(-0.693145751953125f), x);
+  r = fmadd<A>(n, F(-1.428606765330187045e-06f), r);
   F p = F(1.f / 5040);
-  p = p * r + F(1.f / 720);
-  p = p * r + F(1.f / 120);
-  p = p * r + F(1.f / 24);
-  p = p * r + F(1.f / 6);
-  p = p * r + F(0.5f);
-  p = p * r + F(1.f);
-  p = p * r + F(1.f);
+  p = fmadd<A>(p, r, F(1.f / 720));
+  p = fmadd<A>(p, r, F(1.f / 120));
+  p = fmadd<A>(p, r, F(1.f / 24));
+  p = fmadd<A>(p, r, F(1.f / 6));
+  p = fmadd<A>(p, r, F(0.5f));
+  p = fmadd<A>(p, r, F(1.f));
+  p = fmadd<A>(p, r, F(1.f));
   vi<A> ni = xsimd::batch_cast<int32_t>(n);
   vi<A> n1 = ni >> 1;
   vi<A> n2 = ni - n1;
@@ -178,17 +189,18 @@ vf<A> exp_f32(vf<A> x) {
   return (p * s1) * s2;
 }
 
-// exp(x - m), with x - m's rounding error folded back in (TwoSum).
+// exp(x - m), with x - m's rounding error folded back in (TwoSum). x is first raised to
+// m - 110 (exp underflows to 0 long before), which keeps TwoSum finite for x = -Inf; max(lo, x)
+// keeps a NaN x (maxps returns its second operand when one is NaN), and m = -Inf gives NaN.
 template <class A>
 vf<A> exp_diff(vf<A> x, vf<A> m) {
   using F = vf<A>;
+  x = xsimd::max(m - F(110.f), x);
   F d = x - m;
   F bb = d - x;
   F err = (x - (d - bb)) + (-m - bb);
-  // Inf - Inf leaves NaN in err; exp(d) underflows long before err matters.
-  err = xsimd::select(xsimd::abs(err) < F(1e-3f), err, F(0.f));
-  F e = exp_f32<A>(d);
-  return e + e * err;
+  F e = exp_nonpositive<A>(d);
+  return fmadd<A>(e, err, e);
 }
 
 // (x - m) - l, with x - m's rounding error added back.
@@ -281,6 +293,7 @@ struct row_total {
   double count = 0;
   double rest = 0;
   double sum() const { return count + rest; }
+  // Only for sums made with add(x, m, e) (count >= 1).
   double log_sum() const { return std::log(count) + std::log1p(rest / count); }
 };
 
@@ -381,8 +394,13 @@ void forward_dense(const kernel_args& k, dim_t begin, dim_t end) {
         const F x1 = io<A, S>::load(p + i + W);
         F e0 = exp_diff<A>(x0, m);
         F e1 = exp_diff<A>(x1, m);
-        k0.add(x0, m, e0);
-        k1.add(x1, m, e1);
+        if (log) {
+          k0.add(x0, m, e0);
+          k1.add(x1, m, e1);
+        } else {
+          k0.rest.add(e0);
+          k1.rest.add(e1);
+        }
         if constexpr (kKeepExp) {
           if (keep) {
             io<A, D>::store(q + i, e0);
@@ -400,7 +418,8 @@ void forward_dense(const kernel_args& k, dim_t begin, dim_t end) {
           e = xsimd::select(inside, e, F(0.f));
           x = xsimd::select(inside, x, F(std::numeric_limits<float>::quiet_NaN()));  // not a max
         }
-        k0.add(x, m, e);
+        if (log) k0.add(x, m, e);
+        else k0.rest.add(e);
         if constexpr (kKeepExp) {
           if (keep) {
             if (rest == W) io<A, D>::store(q + i, e);
@@ -496,7 +515,8 @@ void forward_strided(const kernel_args& k, dim_t begin, dim_t end) {
         for (int v = 0; v < nv; ++v) {
           const F x = load(p, v, 0.f);
           F e = exp_diff<A>(x, m[v]);
-          s[v].add(x, m[v], e);
+          if (log) s[v].add(x, m[v], e);
+          else s[v].rest.add(e);
           if constexpr (kKeepExp) {
             if (keep) store(q, v, e);
           }
