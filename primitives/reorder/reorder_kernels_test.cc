@@ -37,6 +37,8 @@ const std::vector<layout_pair>& layout_pairs() {
       {{19, 18, 3, 3}, "oihw", "OIhw16i16o"}, {{19, 18, 3, 3}, "OIhw16i16o", "oihw"},
       {{2, 0, 3, 3}, "nchw", "nhwc"},       {{2, 3, 4, 5, 6}, "abcde", "acdeb"},
       {{301}, "a", "a"},                    {{5, 3, 7}, "abc", "cba"},
+      {{40, 35}, "ab", "ba"},               {{2, 33, 5, 7}, "nchw", "nChw16c"},
+      {{2, 33, 5, 7}, "nChw16c", "nchw"},   {{1, 24, 9, 4}, "nhwc", "nchw"},
   };
   return *pairs;
 }

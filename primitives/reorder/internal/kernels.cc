@@ -389,7 +389,8 @@ std::vector<candidate> candidates() {
     const std::string isa(simd::name_of(choice.chosen));
     list.push_back({absl::StrCat("xsimd:", isa, ":convert"),
                     [vk](plan& p) { return accept_convert(p, vk); }});
-    list.push_back({absl::StrCat("xsimd:", isa, ":transpose"),
+    const int tile = vk->transpose_tile();
+    list.push_back({absl::StrCat("xsimd:", isa, ":transpose", tile, "x", tile),
                     [vk](plan& p) { return accept_transpose(p, vk); }});
   }
   list.push_back({"native:any:strided", &accept_strided});

@@ -4,6 +4,9 @@
 // scalar results are bit-identical (the tests check every kernel against the reference).
 #include "tessera/primitives/reorder/internal/vector_kernels.h"
 
+#include <immintrin.h>
+
+#include <algorithm>
 #include <cstring>
 #include <type_traits>
 
@@ -19,6 +22,9 @@ using s32x = xsimd::batch<int32_t, Arch>;
 template <class Arch>
 using u32x = xsimd::batch<uint32_t, Arch>;
 
+template <class Arch>
+inline constexpr bool kAvx512 = std::is_base_of_v<xsimd::avx512bw, Arch>;
+
 template <class T>
 inline constexpr bool vector_convertible_v =
     std::is_same_v<T, float> || std::is_same_v<T, bf16> || std::is_same_v<T, int32_t> ||
@@ -31,6 +37,17 @@ f32x<Arch> load_as_f32(const S* p) {
     return f32x<Arch>::load_unaligned(p);
   } else if constexpr (std::is_same_v<S, int32_t>) {
     return xsimd::batch_cast<float>(s32x<Arch>::load_unaligned(p));  // rounds like a cast
+  } else if constexpr (kAvx512<Arch> && std::is_same_v<S, bf16>) {
+#if defined(__AVX512F__)
+    const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+#endif
+  } else if constexpr (kAvx512<Arch> && sizeof(S) == 1) {
+#if defined(__AVX512F__)
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m512i w = std::is_same_v<S, int8_t> ? _mm512_cvtepi8_epi32(b) : _mm512_cvtepu8_epi32(b);
+    return _mm512_cvtepi32_ps(w);
+#endif
   } else if constexpr (std::is_same_v<S, bf16>) {
     alignas(64) uint32_t wide[n];
     for (size_t i = 0; i < n; ++i) wide[i] = static_cast<uint32_t>(p[i].bits) << 16;
@@ -64,6 +81,12 @@ void store_from_f32(f32x<Arch> x, D* p) {
     const u32x<Arch> quiet = (bits >> 16) | u32x<Arch>(0x40u);  // NaN: payload kept, quiet bit set
     const auto is_nan = (bits & u32x<Arch>(0x7FFFFFFFu)) > u32x<Arch>(0x7F800000u);
     const u32x<Arch> out = xsimd::select(is_nan, quiet, rounded);
+    if constexpr (kAvx512<Arch>) {
+#if defined(__AVX512F__)
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_cvtepi32_epi16(out));
+      return;
+#endif
+    }
     alignas(64) uint32_t narrow_bits[n];
     out.store_aligned(narrow_bits);
     for (size_t i = 0; i < n; ++i) p[i].bits = static_cast<uint16_t>(narrow_bits[i]);
@@ -79,6 +102,13 @@ void store_from_f32(f32x<Arch> x, D* p) {
     constexpr bool is_signed = std::is_same_v<D, int8_t>;
     const s32x<Arch> i = to_int_saturated<Arch>(x, is_signed ? -128.f : 0.f,
                                                 is_signed ? 127.f : 255.f, is_signed ? 127.f : 0.f);
+    if constexpr (kAvx512<Arch>) {
+#if defined(__AVX512F__)
+      // In range already: the truncating narrow is exact.
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm512_cvtepi32_epi8(i));
+      return;
+#endif
+    }
     alignas(64) int32_t wide[n];
     i.store_aligned(wide);
     for (size_t k = 0; k < n; ++k) p[k] = static_cast<D>(wide[k]);
@@ -113,28 +143,99 @@ void convert_run(const void* src_v, void* dst_v, int64_t n, const quant_ptrs& q)
   for (; i < n; ++i) dst[i] = apply_one<S, D>(src[i], dst + i, q, zero);
 }
 
-// Moves a tile through cache-resident blocks of edge kTile so that both the strided reads and
-// the strided writes stay within a few cache lines per block.
+// In-register transposes of 32-bit tiles: 16x16 on avx512bw, 8x8 on avx2. xsimd 8.1's zip_lo/hi
+// work within 128-bit lanes only and it has no cross-lane shuffles, so these two use intrinsics
+// (as simd/tail.h does for masked tails).
+template <class Arch>
+inline constexpr int kRegisterTile =
+    std::is_base_of_v<xsimd::avx512bw, Arch> ? 16 : std::is_base_of_v<xsimd::avx2, Arch> ? 8 : 0;
+
+#if defined(__AVX512F__)
+inline void transpose16x16(const float* src, int64_t src_ld, float* dst, int64_t dst_ld) {
+  __m512 r[16], t[16];
+  for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(src + i * src_ld);
+  for (int i = 0; i < 16; i += 2) {
+    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 16; i += 4) {
+    r[i] = _mm512_shuffle_ps(t[i], t[i + 2], 0x44);
+    r[i + 1] = _mm512_shuffle_ps(t[i], t[i + 2], 0xEE);
+    r[i + 2] = _mm512_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+    r[i + 3] = _mm512_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+  }
+  for (int h = 0; h < 16; h += 8) {
+    for (int i = 0; i < 4; ++i) {
+      t[h + i] = _mm512_shuffle_f32x4(r[h + i], r[h + i + 4], 0x88);
+      t[h + i + 4] = _mm512_shuffle_f32x4(r[h + i], r[h + i + 4], 0xDD);
+    }
+  }
+  for (int i = 0; i < 8; ++i) {
+    r[i] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0x88);
+    r[i + 8] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0xDD);
+  }
+  for (int i = 0; i < 16; ++i) _mm512_storeu_ps(dst + i * dst_ld, r[i]);
+}
+#endif
+
+#if defined(__AVX2__)
+inline void transpose8x8(const float* src, int64_t src_ld, float* dst, int64_t dst_ld) {
+  __m256 r[8], t[8];
+  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(src + i * src_ld);
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 8; i += 4) {
+    r[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+    r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
+    r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+    r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+  }
+  for (int i = 0; i < 4; ++i) {
+    t[i] = _mm256_permute2f128_ps(r[i], r[i + 4], 0x20);
+    t[i + 4] = _mm256_permute2f128_ps(r[i], r[i + 4], 0x31);
+  }
+  for (int i = 0; i < 8; ++i) _mm256_storeu_ps(dst + i * dst_ld, t[i]);
+}
+#endif
+
+template <class Arch, class T>
+void register_tile(const T* src, int64_t src_ld, T* dst, int64_t dst_ld) {
+  const float* s = reinterpret_cast<const float*>(src);
+  float* d = reinterpret_cast<float*>(dst);
+  if constexpr (kRegisterTile<Arch> == 16) {
+#if defined(__AVX512F__)
+    transpose16x16(s, src_ld, d, dst_ld);
+#endif
+  } else if constexpr (kRegisterTile<Arch> == 8) {
+#if defined(__AVX2__)
+    transpose8x8(s, src_ld, d, dst_ld);
+#endif
+  }
+}
+
+// Moves a tile block by block: 32-bit elements through registers (kRegisterTile), the rest and
+// the edges element by element within cache-resident 16x16 blocks.
 template <class Arch, class T>
 void transpose(const void* src_v, int64_t src_ld, void* dst_v, int64_t dst_ld, int64_t rows,
                int64_t cols) {
-  constexpr int64_t kTile = 64 / sizeof(T) < 16 ? 64 / sizeof(T) : 16;
+  constexpr int64_t kReg = sizeof(T) == 4 ? kRegisterTile<Arch> : 0;
+  constexpr int64_t kTile = kReg ? kReg : 16;
   const T* src = static_cast<const T*>(src_v);
   T* dst = static_cast<T*>(dst_v);
-  for (int64_t r0 = 0; r0 < rows; r0 += kTile) {
-    for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
-      if (r0 + kTile <= rows && c0 + kTile <= cols) {
-        for (int64_t c = 0; c < kTile; ++c) {
-          T* d = dst + (c0 + c) * dst_ld + r0;
-          const T* s = src + r0 * src_ld + c0 + c;
-          for (int64_t r = 0; r < kTile; ++r) d[r] = s[r * src_ld];
-        }
-      } else {
-        const int64_t rn = rows - r0 < kTile ? rows - r0 : kTile;
-        const int64_t cn = cols - c0 < kTile ? cols - c0 : kTile;
-        for (int64_t c = 0; c < cn; ++c) {
-          for (int64_t r = 0; r < rn; ++r) dst[(c0 + c) * dst_ld + r0 + r] = src[(r0 + r) * src_ld + c0 + c];
-        }
+  for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
+    for (int64_t r0 = 0; r0 < rows; r0 += kTile) {
+      const T* s = src + r0 * src_ld + c0;
+      T* d = dst + c0 * dst_ld + r0;
+      if (kReg && r0 + kTile <= rows && c0 + kTile <= cols) {
+        register_tile<Arch>(s, src_ld, d, dst_ld);
+        continue;
+      }
+      const int64_t rn = std::min(kTile, rows - r0);
+      const int64_t cn = std::min(kTile, cols - c0);
+      for (int64_t c = 0; c < cn; ++c) {
+        for (int64_t r = 0; r < rn; ++r) d[c * dst_ld + r] = s[r * src_ld + c];
       }
     }
   }
@@ -168,7 +269,7 @@ transpose_fn* find_transpose(int element_bytes) {
 
 template <class Arch>
 int transpose_tile() {
-  return 16;
+  return kRegisterTile<Arch> ? kRegisterTile<Arch> : 16;
 }
 
 template <class Arch>

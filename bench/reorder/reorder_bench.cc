@@ -1,0 +1,187 @@
+// Reorder: Tessera vs oneDNN 2.6.3 vs memcpy, side by side in one run.
+//
+//   bazel run -c opt //bench/reorder:reorder_bench -- --benchmark_repetitions=5 \
+//       --benchmark_report_aggregates_only=true
+//
+// Each case runs as tessera/onednn/memcpy x threads {1, 2} x cache {warm, cold}. Cold rotates
+// over enough (src, dst) buffer sets to touch >= 256 MiB between two uses of one set. Counter
+// "bytes_per_second" counts src bytes read + dst bytes written (+ dst read for the sum post-op);
+// memcpy copies max(src, dst) bytes and counts 2x that.
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "benchmark/benchmark.h"
+#include "oneapi/dnnl/dnnl.hpp"
+#include "tessera/formats/make_memory_desc.h"
+#include "tessera/primitives/reorder/reorder.h"
+#include "tessera/primitives/runtime/threads.h"
+#include "tessera/testing/fill.h"
+#include "tessera/testing/onednn.h"
+
+namespace tessera {
+namespace {
+
+struct bench_case {
+  const char* name;
+  std::vector<dim_t> dims;
+  data_type sdt, ddt;
+  const char* stag;
+  const char* dtag;
+  float oscale = 0;  // 0: none
+  float beta = 0;    // 0: no sum
+};
+
+const std::vector<bench_case>& cases() {
+  static const auto* list = new std::vector<bench_case>{
+      {"f32_nchw_nhwc", {32, 64, 56, 56}, data_type::f32, data_type::f32, "nchw", "nhwc"},
+      {"f32_nhwc_nchw", {32, 64, 56, 56}, data_type::f32, data_type::f32, "nhwc", "nchw"},
+      {"f32_nchw_nChw16c", {32, 64, 56, 56}, data_type::f32, data_type::f32, "nchw", "nChw16c"},
+      {"f32_nChw16c_nchw", {32, 64, 56, 56}, data_type::f32, data_type::f32, "nChw16c", "nchw"},
+      {"f32_s8_nchw_nhwc_scale", {32, 64, 56, 56}, data_type::f32, data_type::s8, "nchw", "nhwc", 0.5f},
+      {"f32_bf16_abcd", {32, 64, 56, 56}, data_type::f32, data_type::bf16, "abcd", "abcd"},
+      {"f32_oihw_OIhw16i16o", {256, 256, 3, 3}, data_type::f32, data_type::f32, "oihw", "OIhw16i16o"},
+      {"f32_ab_ba_4096", {4096, 4096}, data_type::f32, data_type::f32, "ab", "ba"},
+      {"f32_abcd_sum1", {32, 64, 56, 56}, data_type::f32, data_type::f32, "abcd", "abcd", 0, 1.f},
+      {"f32_bf16_140x3851", {140, 3851}, data_type::f32, data_type::bf16, "ab", "ab"},
+      {"f32_nchw_nChw16c_odd", {10, 1, 390, 590}, data_type::f32, data_type::f32, "nchw", "nChw16c"},
+      {"f32_tiny_2x16x3x4", {2, 16, 3, 4}, data_type::f32, data_type::f32, "nchw", "nhwc"},
+  };
+  return *list;
+}
+
+constexpr int64_t kColdBytes = int64_t{256} << 20;
+
+// Buffer sets of one case, allocated and filled once, shared by all its benchmarks.
+struct buffers {
+  memory_desc src, dst;
+  std::vector<std::unique_ptr<unsigned char[]>> srcs, dsts;
+  int64_t src_bytes, dst_bytes;
+};
+
+buffers& buffers_for(const bench_case& c) {
+  static std::map<std::string, std::unique_ptr<buffers>> all;
+  auto& b = all[c.name];
+  if (b) return *b;
+  b = std::make_unique<buffers>();
+  b->src = *make_memory_desc(c.dims, c.sdt, c.stag);
+  b->dst = *make_memory_desc(c.dims, c.ddt, c.dtag);
+  b->src_bytes = b->src.size_bytes();
+  b->dst_bytes = b->dst.size_bytes();
+  const int64_t set = std::max(b->src_bytes, b->dst_bytes) * 2;
+  const int64_t sets = std::max<int64_t>(2, (kColdBytes + set - 1) / set + 1);
+  for (int64_t i = 0; i < sets; ++i) {
+    // memcpy copies max(src, dst) bytes: both buffers are that large.
+    b->srcs.emplace_back(new unsigned char[std::max(b->dst_bytes, b->src_bytes)]());
+    b->dsts.emplace_back(new unsigned char[std::max(b->dst_bytes, b->src_bytes)]);
+    (void)testing::fill_random(b->src, b->srcs.back().get(), {.seed = uint64_t(i + 1)});
+    std::memset(b->dsts.back().get(), 0, std::max(b->dst_bytes, b->src_bytes));
+  }
+  return *b;
+}
+
+primitive_attr attr_of(const bench_case& c) {
+  primitive_attr a;
+  if (c.oscale != 0) a.oscale = output_scales{.mask = 0, .values = {c.oscale}};
+  if (c.beta != 0) a.sum = sum_post_op{.beta = c.beta};
+  return a;
+}
+
+void set_onednn_threads(int n) {
+  using fn = void (*)(int);
+  static fn set = reinterpret_cast<fn>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
+  if (set) set(n);
+}
+
+enum class impl { tessera, onednn, memcpy };
+
+void run(benchmark::State& state, const bench_case& c, impl which, int threads, bool cold) {
+  buffers& b = buffers_for(c);
+  const int sets = cold ? static_cast<int>(b.srcs.size()) : 1;
+  scoped_num_threads tessera_threads(threads);
+  set_onednn_threads(threads);
+  const primitive_attr attr = attr_of(c);
+  int64_t bytes = b.src_bytes + b.dst_bytes + (c.beta != 0 ? b.dst_bytes : 0);
+  int k = 0;
+  if (which == impl::tessera) {
+    absl::StatusOr<reorder> r = reorder::create(b.src, b.dst, attr);
+    if (!r.ok()) {
+      state.SkipWithError(std::string(r.status().message()).c_str());
+      return;
+    }
+    state.SetLabel(r->impl_name());
+    for (auto _ : state) {
+      absl::Status s = r->execute({{arg_from, {b.src, b.srcs[k].get()}},
+                                   {arg_to, {b.dst, b.dsts[k].get()}}});
+      if (!s.ok()) state.SkipWithError(std::string(s.message()).c_str());
+      k = (k + 1) % sets;
+    }
+  } else if (which == impl::onednn) {
+    auto& eng = testing::cpu_engine();
+    dnnl::primitive_attr dattr;
+    if (c.oscale != 0) dattr.set_output_scales(0, {c.oscale});
+    if (c.beta != 0) {
+      dnnl::post_ops po;
+      po.append_sum(c.beta);
+      dattr.set_post_ops(po);
+    }
+    auto smd = *testing::to_dnnl(b.src), dmd = *testing::to_dnnl(b.dst);
+    dnnl::reorder::primitive_desc pd(eng, smd, eng, dmd, dattr);
+    dnnl::reorder prim(pd);
+    state.SetLabel(pd.impl_info_str());
+    std::vector<dnnl::memory> sm, dm;
+    for (int i = 0; i < sets; ++i) {
+      sm.emplace_back(smd, eng, b.srcs[i].get());
+      dm.emplace_back(dmd, eng, b.dsts[i].get());
+    }
+    auto& strm = testing::cpu_stream();
+    for (auto _ : state) {
+      prim.execute(strm, {{DNNL_ARG_FROM, sm[k]}, {DNNL_ARG_TO, dm[k]}});
+      strm.wait();
+      k = (k + 1) % sets;
+    }
+  } else {
+    const int64_t n = std::max(b.src_bytes, b.dst_bytes);
+    bytes = 2 * n;
+    // Split like a 2-thread copy would: one memcpy per thread's half.
+    for (auto _ : state) {
+      parallel_for(n, n / threads + 1, [&](int64_t begin, int64_t end) {
+        std::memcpy(b.dsts[k].get() + begin, b.srcs[k].get() + begin, end - begin);
+      });
+      k = (k + 1) % sets;
+    }
+  }
+  state.SetBytesProcessed(state.iterations() * bytes);
+}
+
+int register_all() {
+  for (const bench_case& c : cases()) {
+    for (bool cold : {true, false}) {
+      for (int threads : {1, 2}) {
+        for (auto [which, name] : {std::pair{impl::tessera, "tessera"},
+                                   std::pair{impl::onednn, "onednn"},
+                                   std::pair{impl::memcpy, "memcpy"}}) {
+          std::string full = std::string(c.name) + "/" + name + "/threads:" +
+                             std::to_string(threads) + (cold ? "/cold" : "/warm");
+          benchmark::RegisterBenchmark(full.c_str(), [&c, which = which, threads, cold](
+                                                         benchmark::State& s) {
+            run(s, c, which, threads, cold);
+          })->UseRealTime()->Unit(benchmark::kMicrosecond);
+        }
+      }
+    }
+  }
+  return 0;
+}
+
+const int registered = register_all();
+
+}  // namespace
+}  // namespace tessera
+
+BENCHMARK_MAIN();
