@@ -21,6 +21,7 @@
 #include <mutex>
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/hash/hash.h"
@@ -52,8 +53,9 @@ class lru_cache {
 
   // The value for key (marked most recently used), or nullptr. Counts a hit or a miss.
   value_ptr find(const Key& key) {
+    std::vector<value_ptr> evicted;  // destroyed after the lock is released
     std::lock_guard<std::mutex> lock(mu_);
-    trim(capacity());
+    trim(capacity(), evicted);
     auto it = index_.find(key);
     if (it == index_.end()) {
       ++misses_;
@@ -67,9 +69,10 @@ class lru_cache {
   // Inserts value unless key is present; returns what the cache holds for key afterwards (the
   // existing value if there was one; `value` itself when the capacity is 0).
   value_ptr insert(const Key& key, value_ptr value) {
+    std::vector<value_ptr> evicted;  // destroyed after the lock is released
     std::lock_guard<std::mutex> lock(mu_);
     const int cap = capacity();
-    trim(cap);
+    trim(cap, evicted);
     if (cap == 0) return value;
     if (auto it = index_.find(key); it != index_.end()) {
       order_.splice(order_.begin(), order_, it->second);
@@ -77,7 +80,7 @@ class lru_cache {
     }
     order_.emplace_front(key, std::move(value));
     index_.emplace(key, order_.begin());
-    trim(cap);
+    trim(cap, evicted);
     return order_.front().second;
   }
 
@@ -95,9 +98,10 @@ class lru_cache {
   }
 
   void clear() {
+    std::list<entry> dropped;  // destroyed after the lock is released
     std::lock_guard<std::mutex> lock(mu_);
     index_.clear();
-    order_.clear();
+    dropped.swap(order_);
   }
   // Entries now (may exceed capacity() until the next use after the capacity shrank).
   int64_t size() const {
@@ -122,8 +126,11 @@ class lru_cache {
  private:
   using entry = std::pair<Key, value_ptr>;
 
-  void trim(int cap) {  // mu_ held
+  // Evicted values are handed out, so that their destructors (which may be heavy, or even use
+  // this cache) run without the lock.
+  void trim(int cap, std::vector<value_ptr>& evicted) {  // mu_ held
     while (static_cast<int64_t>(order_.size()) > cap) {
+      evicted.push_back(std::move(order_.back().second));
       index_.erase(order_.back().first);
       order_.pop_back();
     }

@@ -128,6 +128,21 @@ TEST(LruCache, DefaultCapacityIs1024) {
   EXPECT_EQ(primitive_cache_capacity(), 1024);
 }
 
+// An evicted value's destructor may use the cache: eviction must not hold the lock then.
+struct reentrant {
+  lru_cache<int, reentrant>* cache;
+  ~reentrant() { cache->size(); }
+};
+
+TEST(LruCache, EvictedDestructorsRunWithoutTheLock) {
+  lru_cache<int, reentrant> cache(1);
+  cache.insert(1, std::make_shared<const reentrant>(reentrant{&cache}));
+  cache.insert(2, std::make_shared<const reentrant>(reentrant{&cache}));  // evicts 1
+  EXPECT_EQ(cache.size(), 1);
+  cache.clear();
+  EXPECT_EQ(cache.size(), 0);
+}
+
 struct pair_key {
   int a;
   std::string b;
