@@ -332,6 +332,23 @@ TEST(SoftmaxAccuracy, WideRangeRowsReachDenormals) {
   }
 }
 
+// Few lanes along a strided axis (30000x8 along dim 0): several axis positions share a vector.
+TEST(SoftmaxAccuracy, FewLanesAlongStridedAxis) {
+  std::mt19937 rng(12);
+  std::uniform_real_distribution<double> d(-30, 30);
+  for (std::vector<dim_t> dims : {std::vector<dim_t>{301, 8}, {77, 4}, {50, 2}, {999, 16},
+                                  {3, 41, 8}, {5, 3}}) {
+    const int axis = dims.size() == 3 ? 1 : 0;
+    const memory_desc md = plain(dims, data_type::f32);
+    std::vector<double> v(md.nelems());
+    for (auto& x : v) x = d(rng);
+    for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::logsoftmax,
+                            softmax_alg::softmax_inf_as_zero}) {
+      check_special(dims, axis, md, v, alg);
+    }
+  }
+}
+
 TEST(SoftmaxAccuracy, RowsOfOneElement) {
   for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::logsoftmax}) {
     std::vector<double> v = {-3, 0, 5.5, 1e30, -1e30};

@@ -469,6 +469,98 @@ void forward_dense(const kernel_args& k, dim_t begin, dim_t end) {
   }
 }
 
+// ---- forward, axis strided with few lanes: several axis positions per vector ---------------
+
+// When the lanes are fewer than a vector and the axis stride equals them (30000x8 along dim 0),
+// the group is one contiguous block in which vector lane i always belongs to row i % lanes:
+// sweep it like a dense row and fold the per-lane results over the W / lanes copies.
+template <class A, class S, class D>
+void forward_interleaved(const kernel_args& k, dim_t base) {
+  using F = vf<A>;
+  constexpr int W = kWidth<A>;
+  const int lanes = static_cast<int>(k.strided.lanes);
+  const dim_t n = k.strided.len * k.strided.lanes;
+  const bool log = k.alg == softmax_alg::logsoftmax;
+  const bool inf_as_zero = k.alg == softmax_alg::softmax_inf_as_zero;
+  constexpr bool kKeepExp = std::is_same_v<D, float>;
+  const bool keep = kKeepExp && !log;
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  const S* src = static_cast<const S*>(k.in0) + base;
+  D* dst = static_cast<D*>(k.out) + base;
+  const dim_t full = n - n % W;
+  const int tail = static_cast<int>(n - full);
+
+  F mv(neg_inf);
+  for (dim_t i = 0; i < full; i += W) mv = xsimd::max(io<A, S>::load(src + i), mv);
+  if (tail) mv = xsimd::max(load_partial<A>(src + full, tail, neg_inf), mv);
+  alignas(64) float pat[W];
+  mv.store_aligned(pat);
+  for (int j = 0; j < lanes; ++j) {
+    for (int c = j + lanes; c < W; c += lanes) pat[j] = std::max(pat[j], pat[c]);
+  }
+  for (int i = lanes; i < W; ++i) pat[i] = pat[i % lanes];
+  const F m = F::load_aligned(pat);
+
+  split_sum<A> acc;
+  auto accumulate = [&](F x, F e) {
+    if (log) acc.add(x, m, e);
+    else acc.rest.add(e);
+  };
+  for (dim_t i = 0; i < full; i += W) {
+    const F x = io<A, S>::load(src + i);
+    const F e = exp_diff<A>(x, m);
+    accumulate(x, e);
+    if constexpr (kKeepExp) {
+      if (keep) io<A, D>::store(dst + i, e);
+    }
+  }
+  if (tail) {
+    const auto inside = lane_index<A>() < F(static_cast<float>(tail));
+    const F x = load_partial<A>(src + full, tail, 0.f);
+    const F e = xsimd::select(inside, exp_diff<A>(x, m), F(0.f));
+    accumulate(xsimd::select(inside, x, F(std::numeric_limits<float>::quiet_NaN())), e);
+    if constexpr (kKeepExp) {
+      if (keep) store_partial<A>(dst + full, tail, e);
+    }
+  }
+  double rest[W];
+  alignas(64) float count[W], scale_pat[W];
+  acc.rest.lanes(rest);
+  acc.count.store_aligned(count);
+  for (int j = 0; j < lanes; ++j) {
+    row_total t{0, 0};
+    for (int c = j; c < W; c += lanes) {
+      t.count += count[c];
+      t.rest += rest[c];
+    }
+    scale_pat[j] = static_cast<float>(log ? t.log_sum() : 1.0 / t.sum());
+  }
+  for (int i = lanes; i < W; ++i) scale_pat[i] = scale_pat[i % lanes];
+  const F scale = F::load_aligned(scale_pat);
+
+  auto finish = [&](F x, F kept) {
+    F y = log ? log_diff<A>(x, m, scale) : (keep ? kept : exp_diff<A>(x, m)) * scale;
+    if (inf_as_zero) y = xsimd::select(m == F(neg_inf), F(0.f), y);
+    return y;
+  };
+  for (dim_t i = 0; i < full; i += W) {
+    const F x = log || !keep ? io<A, S>::load(src + i) : F(0.f);
+    F kept(0.f);
+    if constexpr (kKeepExp) {
+      if (keep) kept = io<A, D>::load(dst + i);
+    }
+    io<A, D>::store(dst + i, finish(x, kept));
+  }
+  if (tail) {
+    const F x = log || !keep ? load_partial<A>(src + full, tail, 0.f) : F(0.f);
+    F kept(0.f);
+    if constexpr (kKeepExp) {
+      if (keep) kept = load_partial<A>(dst + full, tail, 0.f);
+    }
+    store_partial<A>(dst + full, tail, finish(x, kept));
+  }
+}
+
 // ---- forward, axis strided: vectorised across neighbouring rows -----------------------------
 
 template <class A, class S, class D>
@@ -483,8 +575,13 @@ void forward_strided(const kernel_args& k, dim_t begin, dim_t end) {
   const bool keep = kKeepExp && !log;
   const float neg_inf = -std::numeric_limits<float>::infinity();
 
+  const bool interleaved = g.lanes < W && W % g.lanes == 0 && g.axis_stride == g.lanes;
   for (dim_t group = begin; group < end; ++group) {
     const dim_t base = k.rows.offset_of(group);
+    if (interleaved) {
+      forward_interleaved<A, S, D>(k, base);
+      continue;
+    }
     for (dim_t j0 = 0; j0 < g.lanes; j0 += kVectors * W) {
       const int lanes = static_cast<int>(std::min<dim_t>(kVectors * W, g.lanes - j0));
       const int nv = (lanes + W - 1) / W;
