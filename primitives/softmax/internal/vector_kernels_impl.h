@@ -4,7 +4,6 @@
 // Arithmetic is f32. Three things keep the f32 result within a few ulp of the exact one:
 //  * x - max is computed with its rounding error (TwoSum) and exp(x - max) is corrected by it:
 //    without it, rows whose values span ~80 lose up to 2^6 ulp in the small outputs;
-//  * the row sum is compensated (Kahan) so rows of 10^6 elements keep their accuracy;
 //  * exp is our own (Cody-Waite reduction, degree-7 polynomial with FMA, two-step scaling so that
 //    results in the denormal range are right too); its error is measured in the tests.
 //
@@ -21,6 +20,7 @@
 #include <cstring>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 #include "tessera/core/data_type.h"
 #include "tessera/primitives/softmax/internal/kernel_args.h"
@@ -385,6 +385,16 @@ void forward_dense(const kernel_args& k, dim_t begin, dim_t end) {
     // Pass 2: sum of exp(x - max).
     split_sum<A> k0, k1;
     const bool keep = kKeepExp && !log;
+    // Other destination types keep the exps of a single-run row in a per-thread f32 row instead
+    // of computing them twice.
+    float* ex = nullptr;
+    if constexpr (!kKeepExp) {
+      if (!log && g.chunk >= g.len && g.len <= (dim_t{1} << 20)) {
+        thread_local std::vector<float> scratch;
+        if (static_cast<dim_t>(scratch.size()) < g.len) scratch.resize(static_cast<size_t>(g.len));
+        ex = scratch.data();
+      }
+    }
     for_each_run(g, [&](dim_t off, dim_t n) {
       const S* p = src + off;
       D* q = dst + off;
@@ -406,6 +416,9 @@ void forward_dense(const kernel_args& k, dim_t begin, dim_t end) {
             io<A, D>::store(q + i, e0);
             io<A, D>::store(q + i + W, e1);
           }
+        } else if (ex) {
+          e0.store_unaligned(ex + i);
+          e1.store_unaligned(ex + i + W);
         }
       }
       for (; i < n; i += W) {
@@ -425,6 +438,9 @@ void forward_dense(const kernel_args& k, dim_t begin, dim_t end) {
             if (rest == W) io<A, D>::store(q + i, e);
             else store_partial<A>(q + i, rest, e);
           }
+        } else if (ex) {
+          if (rest == W) e.store_unaligned(ex + i);
+          else store_partial<A>(ex + i, rest, e);
         }
       }
     });
@@ -454,6 +470,12 @@ void forward_dense(const kernel_args& k, dim_t begin, dim_t end) {
           if (i < n) {
             const int rest = static_cast<int>(n - i);
             store_partial<A>(q + i, rest, load_partial<A>(q + i, rest, 0.f) * inv);
+          }
+        } else if (ex) {
+          for (; i + W <= n; i += W) io<A, D>::store(q + i, F::load_unaligned(ex + i) * inv);
+          if (i < n) {
+            const int rest = static_cast<int>(n - i);
+            store_partial<A>(q + i, rest, load_partial<A>(ex + i, rest, 0.f) * inv);
           }
         } else {
           for (; i + W <= n; i += W) {
