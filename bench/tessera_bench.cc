@@ -32,6 +32,8 @@ void use_passive_openmp_wait(char** argv) {
 
 int main(int argc, char** argv) {
   use_passive_openmp_wait(argv);
+  // Line-buffered even when piped: a crash must not swallow the lines of finished problems.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   // Under `bazel run` the working directory is the runfiles tree: resolve relative --batch paths
   // against the directory the user ran the command from.
   const char* wd = std::getenv("BUILD_WORKING_DIRECTORY");

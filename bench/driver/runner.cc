@@ -1,14 +1,18 @@
 #include "bench/driver/runner.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -55,6 +59,21 @@ class buffer_set {
 };
 
 int64_t element_bytes(data_type dt) { return bits_of(dt) / 8; }
+
+// benchdnn's memory check: a problem whose buffers (inputs, outputs, the reference's copies and,
+// when timing, the cold-cache sets) need more than half of the machine's RAM is SKIPPED rather
+// than left to fail allocation. Sizes in doubles: they may exceed int64 for absurd dims.
+std::string memory_check(double bytes) {
+  const double ram = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+  if (ram <= 0 || bytes <= ram / 2) return "";
+  return absl::StrFormat("needs %.1f GiB of buffers, more than half of this machine's %.1f GiB of RAM",
+                         bytes / (1 << 30), ram / (1 << 30));
+}
+
+double set_bytes_if_timed(double per_set, const run_settings& s) {
+  if (!s.performance) return 0;
+  return per_set * static_cast<double>(buffer_sets(static_cast<int64_t>(std::min(per_set, 9e18)), s));
+}
 
 // UNIMPLEMENTED when the library says it has no implementation for the combination, SKIPPED
 // when --impl/--skip-impl left none (benchdnn's rule; OutOfRange from create_with_choice), else
@@ -124,9 +143,14 @@ absl::StatusOr<P> create_with_choice(const impl_choice& c, const std::vector<std
                                      const std::function<absl::StatusOr<P>(const std::string&)>& create) {
   if (!c.any()) return create("");
   std::vector<std::string> refusals;
-  for (const std::string& name : names) {
-    if (!c.allows(name)) continue;
+  // The --impl texts themselves first (they may name kernels more precisely than our list), then
+  // the list; the name actually chosen must pass both lists.
+  std::vector<std::string> filters = c.want;
+  filters.insert(filters.end(), names.begin(), names.end());
+  for (const std::string& name : filters) {
+    if (!c.allows(name) && !absl::c_linear_search(c.want, name)) continue;
     absl::StatusOr<P> p = create(name);
+    if (p.ok() && !c.allows(p->impl_name())) continue;
     if (p.ok()) return p;
     if (p.status().code() == absl::StatusCode::kInvalidArgument) return p.status();
     refusals.push_back(std::string(p.status().message()));
@@ -234,9 +258,14 @@ outcome run_reorder(const parsed_problem& pp, const resolved& r) {
   });
   if (!prim.ok()) return creation_failure(prim.status());
 
+  const int64_t sb = src_md->size_bytes(), db = dst_md->size_bytes();
+  if (std::string why = memory_check(3.0 * sb + 4.0 * db + 16.0 * static_cast<double>(dst_md->nelems()) +
+                                     set_bytes_if_timed(static_cast<double>(sb) + db, s));
+      !why.empty()) {
+    return skipped(why);
+  }
   outcome o;
   o.impl = prim->impl_name();
-  const int64_t sb = src_md->size_bytes(), db = dst_md->size_bytes();
 
   // Inputs: random values over the types' ranges with the conversion probes overlaid; the
   // destination starts random too, so that a sum post-op has something to add to.
@@ -404,6 +433,15 @@ outcome run_softmax(const parsed_problem& pp, const resolved& r) {
   if (q.inplace && !(fwd ? in_md == out_md : b->diff_dst_desc() == out_md)) {
     return skipped("--inplace=true: in-place needs equal input and output types and layouts");
   }
+  {
+    const double io_bytes = static_cast<double>(in_md.size_bytes()) + out_md.size_bytes() +
+                            (fwd ? 0.0 : b->diff_dst_desc().size_bytes());
+    if (std::string why = memory_check(2 * io_bytes + 32.0 * static_cast<double>(out_md.nelems()) +
+                                       set_bytes_if_timed(io_bytes, s));
+        !why.empty()) {
+      return skipped(why);
+    }
+  }
   outcome o;
   o.impl = fwd ? f->impl_name() : b->impl_name();
 
@@ -508,7 +546,12 @@ outcome run_softmax(const parsed_problem& pp, const resolved& r) {
 }  // namespace
 
 outcome run_problem(const parsed_problem& pp, const resolved& r) {
-  return pp.prb.driver == driver_kind::reorder ? run_reorder(pp, r) : run_softmax(pp, r);
+  try {
+    return pp.prb.driver == driver_kind::reorder ? run_reorder(pp, r) : run_softmax(pp, r);
+  } catch (const std::bad_alloc&) {
+    // The memory check above is an estimate; never let one problem end the batch.
+    return skipped("out of memory allocating the problem's buffers");
+  }
 }
 
 }  // namespace tessera::bench
