@@ -211,7 +211,9 @@ absl::Status memory_desc::check_size() const {
 }
 
 // oneDNN's get_size() in elements: the largest (outer positions x stride) over the dims whose
-// padded size is not 1, or the inner block when that is larger. Rank 0 is a scalar.
+// padded size is not 1, and never less than the dense inner block. oneDNN only takes the block
+// when every product is <= 1; but a dim held entirely by its blocks (one outer position) may carry
+// any stride, smaller than the block, and the block's elements are still all reachable.
 bool memory_desc::max_extent(int64_t* out) const {
   *out = 0;
   if (kind_ != format_kind::blocked) return true;
@@ -233,7 +235,7 @@ bool memory_desc::max_extent(int64_t* out) const {
     if (mul_overflows(padded_dims_[d] / blocks[d], blocking_.strides[d], &s)) return false;
     max_size = std::max(max_size, s);
   }
-  if (max_size <= 1) max_size = inner_block_size();
+  max_size = std::max(max_size, inner_block_size());
   *out = max_size;
   return true;
 }

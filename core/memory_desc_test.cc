@@ -186,6 +186,27 @@ TEST(MemoryDesc, BlockedLayoutsWithPaddingAreInjectiveAndCoverTheirSize) {
   }
 }
 
+// A dim held entirely by its inner blocks has one outer position, so its stride is never used and
+// may be smaller than the block; the size must still cover every element of the block (a fuzzer
+// found size_bytes() reporting the stride instead: 118 elements for a 192-element block).
+TEST(MemoryDesc, SizeCoversTheInnerBlockWhateverTheUnusedStride) {
+  blocking_desc b;
+  b.strides[0] = 118;
+  b.inner_nblks = 2;
+  b.inner_blks[0] = 6;
+  b.inner_idxs[0] = 0;
+  b.inner_blks[1] = 32;
+  b.inner_idxs[1] = 0;
+  auto md = memory_desc::with_blocking({2}, data_type::f32, b);
+  ASSERT_TRUE(md.ok()) << md.status();
+  ASSERT_EQ(md->padded_dims()[0], 192);
+  EXPECT_EQ(md->size_bytes(), 192 * 4);
+  // Every reachable offset, padding included, lies inside the reported size.
+  for (dim_t i = 0; i < md->padded_dims()[0]; ++i) {
+    EXPECT_LT(md->offset({i}) * 4, md->size_bytes()) << i;
+  }
+}
+
 TEST(MemoryDesc, SubmemoryOffsetsEqualParentOffsets) {
   const dims_v dims = {3, 33, 4, 5};
   auto plain = memory_desc::with_strides(dims, data_type::f32, dense_strides(dims, {0, 2, 3, 1}));
