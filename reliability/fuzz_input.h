@@ -94,6 +94,15 @@ inline absl::StatusOr<memory_desc> decode_desc(byte_reader& in, const std::vecto
   for (dim_t d : dims) {
     if (d > INT64_MAX - (dim_t{1} << 20)) return absl::FailedPreconditionError("skipped");
   }
+  // Known bug (docs/reliability.md): with a dim of 0, huge other dims are accepted and
+  // nelems() / size_bytes() then overflow multiplying them (UB).
+  bool zero = false, overflow = false;
+  dim_t product = 1;
+  for (dim_t d : dims) {
+    if (d == 0) zero = true;
+    else if (d > 0 && __builtin_mul_overflow(product, d, &product)) overflow = true;
+  }
+  if (zero && overflow) return absl::FailedPreconditionError("skipped");
 #endif
   switch (in.u8() % 3) {
     case 0: {
