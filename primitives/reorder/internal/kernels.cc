@@ -372,9 +372,12 @@ void zero_padding(const plan& p, char* dst) {
     const bool contiguous = n == 0 || box.nodes.back().stride[kDst] == 1;
     const size_t outer = contiguous && n > 0 ? n - 1 : n;
     const int64_t run = contiguous && n > 0 ? box.nodes.back().size : 1;
-    walk(box, outer, 0, product(box, 0, outer), [&](const strides_t& off) {
-      std::memset(dst + off[kDst] * es, 0, run * es);
-    });
+    parallel_for(product(box, 0, outer), std::max<int64_t>(1, kMinElementsPerTask / run),
+                 [&](int64_t begin, int64_t end) {
+                   walk(box, outer, begin, end, [&](const strides_t& off) {
+                     std::memset(dst + off[kDst] * es, 0, run * es);
+                   });
+                 });
   }
 }
 
