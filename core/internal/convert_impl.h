@@ -119,7 +119,8 @@ constexpr float format_to_float(const float_format& f, uint32_t bits) {
 }
 
 // Round half to even, then saturate to Int's range. NaN -> max for signed types, 0 for unsigned
-// (oneDNN 2.6.3's reorder gives s8 127 and u8 0; see docs/core.md for s32).
+// (oneDNN 2.6.3 is not consistent here: its reference reorder gives s8 127 and u8 0, its JIT int8
+// kernels 0 or -128; docs/reorder.md lists the cases. We keep one rule; see docs/core.md for s32).
 template <class Int>
 constexpr Int double_to_int(double v) {
   using limits = std::numeric_limits<Int>;
