@@ -349,6 +349,40 @@ TEST(SoftmaxAccuracy, FewLanesAlongStridedAxis) {
   }
 }
 
+// The few-lanes path with -Inf: 20x4 along dim 0 (4 lanes share each vector).
+TEST(SoftmaxAccuracy, MinusInfinityFewLanes) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const memory_desc md = plain({20, 4}, data_type::f32);
+  std::vector<double> v(80);
+  for (int a = 0; a < 20; ++a) {
+    v[a * 4 + 0] = a * 0.25;
+    v[a * 4 + 1] = -inf;                      // all -Inf
+    v[a * 4 + 2] = a % 2 ? -inf : a * 0.5;    // some -Inf
+    v[a * 4 + 3] = a == 5 ? 1.0 : -inf;       // one finite
+  }
+  auto src = buffer(md);
+  testing::write_logical(md, src.data(), v);
+  for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::softmax_inf_as_zero,
+                          softmax_alg::logsoftmax}) {
+    for (const std::string& filter : kernel_filters()) {
+      auto fwd = softmax_forward::create(alg, md, md, 0, {}, {filter});
+      if (!fwd.ok()) continue;
+      auto dst = buffer(md);
+      ASSERT_TRUE(fwd->execute({{arg::src, {md, src.data()}}, {arg::dst, {md, dst.data()}}}).ok());
+      const auto got = testing::read_logical(md, dst.data());
+      const bool log = alg == softmax_alg::logsoftmax;
+      for (int a = 0; a < 20; ++a) {
+        SCOPED_TRACE(fwd->impl_name() + " " + std::string(name_of(alg)) + " a " + std::to_string(a));
+        if (alg == softmax_alg::softmax_inf_as_zero) EXPECT_EQ(got[a * 4 + 1], 0.0);
+        else EXPECT_TRUE(std::isnan(got[a * 4 + 1]));
+        if (a % 2) EXPECT_EQ(got[a * 4 + 2], log ? -inf : 0.0);
+        EXPECT_EQ(got[a * 4 + 3], a == 5 ? (log ? 0.0 : 1.0) : (log ? -inf : 0.0));
+        EXPECT_TRUE(std::isfinite(got[a * 4 + 0]));
+      }
+    }
+  }
+}
+
 TEST(SoftmaxAccuracy, RowsOfOneElement) {
   for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::logsoftmax}) {
     std::vector<double> v = {-3, 0, 5.5, 1e30, -1e30};
