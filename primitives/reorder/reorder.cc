@@ -132,6 +132,8 @@ absl::StatusOr<std::shared_ptr<const plan>> build(const memory_desc& src, const 
                                             "' and accepts the problem; declined: ",
                                             absl::StrJoin(p->declined, "; ")));
   }
+  p->src_bytes = src.size_bytes();
+  p->dst_bytes = dst.size_bytes();
   p->descs_text = absl::StrCat("src:", desc_text(src), " dst:", desc_text(dst));
   p->problem_text = dims_text(dst.dims());
   return std::shared_ptr<const plan>(std::move(p));
@@ -200,7 +202,7 @@ absl::StatusOr<const T*> quant_arg(const exec_args& args, arg which, data_type d
 }
 
 absl::Status check_buffer(const exec_args& args, arg which, const memory_desc& expected,
-                          const memory** out) {
+                          int64_t expected_bytes, const memory** out) {
   const memory* m = args.find(which);
   if (!m) return absl::InvalidArgumentError(absl::StrCat("missing argument ", name_of(which)));
   if (m->desc != expected) {
@@ -209,7 +211,7 @@ absl::Status check_buffer(const exec_args& args, arg which, const memory_desc& e
         dims_text(m->desc.dims()), "; the reorder was created for ", desc_text(expected), " ",
         dims_text(expected.dims())));
   }
-  if (m->data == nullptr && expected.size_bytes() > 0) {
+  if (m->data == nullptr && expected_bytes > 0) {
     return absl::InvalidArgumentError(absl::StrCat("argument ", name_of(which),
                                                    " has a null data pointer"));
   }
@@ -225,8 +227,8 @@ absl::Status execute_plan(const plan& p, const exec_args& args) {
     }
   }
   const memory *src = nullptr, *dst = nullptr;
-  TESSERA_RETURN_IF_ERROR(check_buffer(args, arg_from, p.src, &src));
-  TESSERA_RETURN_IF_ERROR(check_buffer(args, arg_to, p.dst, &dst));
+  TESSERA_RETURN_IF_ERROR(check_buffer(args, arg_from, p.src, p.src_bytes, &src));
+  TESSERA_RETURN_IF_ERROR(check_buffer(args, arg_to, p.dst, p.dst_bytes, &dst));
   exec_ctx ctx;
   const primitive_attr& a = p.attr;
   TESSERA_ASSIGN_OR_RETURN(ctx.q.src_scale, quant_arg<float>(args, arg::src_scales, data_type::f32,
@@ -245,7 +247,7 @@ absl::Status execute_plan(const plan& p, const exec_args& args) {
     ctx.q.beta = a.sum->beta;
     ctx.q.sum_zp = a.sum->zero_point;
   }
-  const int64_t src_bytes = p.src.size_bytes(), dst_bytes = p.dst.size_bytes();
+  const int64_t src_bytes = p.src_bytes, dst_bytes = p.dst_bytes;
   if (src_bytes > 0 && dst_bytes > 0) {
     const char* s0 = static_cast<const char*>(src->data);
     const char* d0 = static_cast<const char*>(dst->data);

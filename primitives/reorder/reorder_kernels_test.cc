@@ -195,5 +195,51 @@ TEST(ReorderKernels, StridedWithOffsetMatchesReference) {
   check_all_impls(cases, false);
 }
 
+TEST(ReorderKernels, FusedTransposeConvertMatchesReference) {
+  // Full and partial 16x16 tiles (33 channels, 35 pixels) through the one-pass transpose +
+  // conversion, with the common attributes it accepts.
+  std::vector<primitive_attr> attrs(1);
+  attrs.push_back(scales(0, 0));
+  primitive_attr a;
+  a.oscale = output_scales{.mask = 0, .values = {0.5f}};
+  attrs.push_back(a);
+  a.sum = sum_post_op{.beta = 0.5f};
+  attrs.push_back(a);
+  std::vector<reorder_case> cases;
+  uint64_t seed = 11;
+  const std::vector<dim_t> dims = {2, 33, 5, 7};
+  for (auto [sdt, ddt] : {std::pair{data_type::f32, data_type::s8},
+                          std::pair{data_type::f32, data_type::u8},
+                          std::pair{data_type::f32, data_type::bf16},
+                          std::pair{data_type::s32, data_type::s8},
+                          std::pair{data_type::s32, data_type::f32}}) {
+    for (const primitive_attr& at : attrs) {
+      for (fill_kind f : {fill_kind::random, fill_kind::probe}) {
+        cases.push_back({md(dims, sdt, "nchw"), md(dims, ddt, "nhwc"), at, f, seed++});
+      }
+    }
+    primitive_attr zp = scales(0, 0);
+    zp.dst_zero_points = quant_param{.mask = 0};
+    if (is_integral(ddt)) {
+      cases.push_back({md(dims, sdt, "nchw"), md(dims, ddt, "nhwc"), zp, fill_kind::random,
+                       seed++});
+    }
+  }
+  check_all_impls(cases, false);
+}
+
+TEST(ReorderKernels, LargeTransposeWithStreamingStoresMatchesReference) {
+  // 2048 x 1040 f32 (8.1 MiB of dst): the transpose writes around the cache from this size on.
+  const std::vector<reorder_case> cases = {
+      {md({2048, 1040}, data_type::f32, "ab"), md({2048, 1040}, data_type::f32, "ba")},
+  };
+  for (const std::string& filter : all_impl_filters()) {
+    if (filter.find("transpose") == std::string::npos) continue;
+    case_result r = run_case(cases[0], filter);
+    if (!r.accepted) continue;
+    ASSERT_EQ(r.mismatch, "") << filter;
+  }
+}
+
 }  // namespace
 }  // namespace tessera::reorder_test

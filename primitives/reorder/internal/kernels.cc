@@ -166,17 +166,14 @@ void run_transpose(const plan& p, const exec_ctx& ctx) {
   const int ss = bytes_of(p.src.dt()), ds = bytes_of(p.dst.dt());
   constexpr int64_t kColsPerTask = 64;
   constexpr int64_t kScratchRows = 256, kScratchCols = 16;
-  for (const nest_box& box : p.nest.data) {
-    const int a = src_contiguous_node(box);
-    if (a < 0) {
-      strided_box_any(p, ctx, box);
+  for (size_t i = 0; i < p.nest.data.size(); ++i) {
+    const transpose_box& tb = p.transpose_boxes[i];
+    if (tb.a < 0) {
+      strided_box_any(p, ctx, p.nest.data[i]);
       continue;
     }
-    // Outer nodes: all but a and the innermost b.
-    nest_box outer_box = box;
-    outer_box.nodes.erase(outer_box.nodes.begin() + a);
-    outer_box.nodes.pop_back();
-    const nest_node na = box.nodes[a], nb = box.nodes.back();
+    const nest_box& outer_box = tb.outer;
+    const nest_node &na = tb.na, &nb = tb.nb;
     const int64_t col_tasks = (na.size + kColsPerTask - 1) / kColsPerTask;
     const int64_t tasks = product(outer_box, 0, outer_box.nodes.size()) * col_tasks;
     const int64_t min_chunk =
@@ -190,7 +187,12 @@ void run_transpose(const plan& p, const exec_ctx& ctx) {
           for (int op = 0; op < kOperands; ++op) off[op] += c0 * na.stride[op];
           if (p.bit_copy) {
             p.transpose(ctx.src + off[kSrc] * ss, nb.stride[kSrc], ctx.dst + off[kDst] * ds,
-                        na.stride[kDst], nb.size, cn);
+                        na.stride[kDst], nb.size, cn, p.stream_stores);
+            return;
+          }
+          if (p.transpose_convert) {
+            p.transpose_convert(ctx.src + off[kSrc] * ss, nb.stride[kSrc],
+                                ctx.dst + off[kDst] * ds, na.stride[kDst], nb.size, cn, ctx.q);
             return;
           }
           // Transpose a block into scratch (src type, dst order), then convert its rows.
@@ -202,7 +204,7 @@ void run_transpose(const plan& p, const exec_ctx& ctx) {
               for (int op = 0; op < kOperands; ++op) {
                 at[op] += r0 * nb.stride[op] + cc * na.stride[op];
               }
-              p.transpose(ctx.src + at[kSrc] * ss, nb.stride[kSrc], scratch, rn, rn, cm);
+              p.transpose(ctx.src + at[kSrc] * ss, nb.stride[kSrc], scratch, rn, rn, cm, false);
               for (int64_t c = 0; c < cm; ++c) {
                 p.convert(scratch + c * rn * ss, ctx.dst + (at[kDst] + c * na.stride[kDst]) * ds,
                           rn, ctx.q);
@@ -291,7 +293,23 @@ absl::Status accept_transpose(plan& p, const vector_kernels* vk) {
       return absl::FailedPreconditionError(absl::StrCat(
           "no vector conversion ", name_of(p.src.dt()), " -> ", name_of(p.dst.dt())));
     }
+    p.transpose_convert = vk->find_transpose_convert(p.src.dt(), p.dst.dt());
   }
+  for (const nest_box& b : p.nest.data) {
+    transpose_box tb;
+    tb.a = src_contiguous_node(b);
+    if (tb.a >= 0) {
+      tb.outer = b;
+      tb.outer.nodes.erase(tb.outer.nodes.begin() + tb.a);
+      tb.outer.nodes.pop_back();
+      tb.na = b.nodes[tb.a];
+      tb.nb = b.nodes.back();
+    }
+    p.transpose_boxes.push_back(std::move(tb));
+  }
+  // Beyond a few MiB the dst does not stay in cache anyway: write it around the cache.
+  constexpr int64_t kStreamBytes = int64_t{8} << 20;
+  p.stream_stores = p.dst.size_bytes() >= kStreamBytes;
   p.run = &run_transpose;
   return absl::OkStatus();
 }

@@ -21,6 +21,14 @@ struct exec_ctx {
   quant_ptrs q;
 };
 
+// The transpose kernel's view of one data box: the src-contiguous node `a`, the dst-contiguous
+// innermost node `b` and the remaining (outer) nodes; computed at create.
+struct transpose_box {
+  int a = -1;  // -1: the box has no such pair and runs through the strided kernel
+  nest_box outer;
+  nest_node na, nb;
+};
+
 struct plan;
 using run_fn = void(const plan&, const exec_ctx&);
 
@@ -41,6 +49,10 @@ struct plan {
   bool run_writes_padding = false;        // else execute() zeroes nest.padding itself
   convert_run_fn* convert = nullptr;      // the chosen ISA's, when the kernel converts runs
   transpose_fn* transpose = nullptr;      // the chosen ISA's, when the kernel transposes tiles
+  transpose_convert_fn* transpose_convert = nullptr;  // fused transpose + conversion, if any
+  std::vector<transpose_box> transpose_boxes;         // one per nest.data box
+  bool stream_stores = false;  // dst large enough that caching its lines only evicts the src
+  int64_t src_bytes = 0, dst_bytes = 0;  // size_bytes() of src and dst
 
   std::string descs_text;    // verbose line fields
   std::string problem_text;

@@ -7,6 +7,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <type_traits>
 
@@ -115,29 +116,45 @@ void store_from_f32(f32x<Arch> x, D* p) {
   }
 }
 
+// The common (mask 0) quantization of convert_run and transpose_convert, as f32 lanes, in
+// apply_one's order.
+template <class Arch>
+struct quant_lanes {
+  using V = f32x<Arch>;
+  const quant_ptrs& q;
+  V src_zp, src_scale, oscale, beta, sum_zp, dst_scale, dst_zp;
+  explicit quant_lanes(const quant_ptrs& qp)
+      : q(qp),
+        src_zp(qp.src_zp ? static_cast<float>(qp.src_zp[0]) : 0.f),
+        src_scale(qp.src_scale ? qp.src_scale[0] : 1.f),
+        oscale(qp.oscale ? qp.oscale[0] : 1.f),
+        beta(qp.beta),
+        sum_zp(static_cast<float>(qp.dst_zp ? qp.dst_zp[0] : qp.sum_zp)),
+        dst_scale(qp.dst_scale ? qp.dst_scale[0] : 1.f),
+        dst_zp(qp.dst_zp ? static_cast<float>(qp.dst_zp[0]) : 0.f) {}
+  // old_dst: the destination's current values (read only with the sum post-op).
+  template <class D>
+  V apply(V x, const D* old_dst) const {
+    if (q.src_zp) x = x - src_zp;
+    if (q.src_scale) x = x * src_scale;
+    if (q.oscale) x = x * oscale;
+    if (q.has_sum) x = x + beta * (load_as_f32<Arch>(old_dst) - sum_zp);
+    if (q.dst_scale) x = x / dst_scale;
+    if (q.dst_zp) x = x + dst_zp;
+    return x;
+  }
+};
+
 template <class Arch, class S, class D>
 void convert_run(const void* src_v, void* dst_v, int64_t n, const quant_ptrs& q) {
   const S* src = static_cast<const S*>(src_v);
   D* dst = static_cast<D*>(dst_v);
   using V = f32x<Arch>;
   constexpr int64_t w = V::size;
-  const V src_zp(q.src_zp ? static_cast<float>(q.src_zp[0]) : 0.f);
-  const V src_scale(q.src_scale ? q.src_scale[0] : 1.f);
-  const V oscale(q.oscale ? q.oscale[0] : 1.f);
-  const V beta(q.beta);
-  const V sum_zp(static_cast<float>(q.dst_zp ? q.dst_zp[0] : q.sum_zp));
-  const V dst_scale(q.dst_scale ? q.dst_scale[0] : 1.f);
-  const V dst_zp(q.dst_zp ? static_cast<float>(q.dst_zp[0]) : 0.f);
+  const quant_lanes<Arch> lanes(q);
   int64_t i = 0;
   for (; i + w <= n; i += w) {
-    V x = load_as_f32<Arch>(src + i);
-    if (q.src_zp) x = x - src_zp;
-    if (q.src_scale) x = x * src_scale;
-    if (q.oscale) x = x * oscale;
-    if (q.has_sum) x = x + beta * (load_as_f32<Arch>(dst + i) - sum_zp);
-    if (q.dst_scale) x = x / dst_scale;
-    if (q.dst_zp) x = x + dst_zp;
-    store_from_f32<Arch>(x, dst + i);
+    store_from_f32<Arch>(lanes.apply(load_as_f32<Arch>(src + i), dst + i), dst + i);
   }
   const strides_t zero{};
   for (; i < n; ++i) dst[i] = apply_one<S, D>(src[i], dst + i, q, zero);
@@ -151,9 +168,9 @@ inline constexpr int kRegisterTile =
     std::is_base_of_v<xsimd::avx512bw, Arch> ? 16 : std::is_base_of_v<xsimd::avx2, Arch> ? 8 : 0;
 
 #if defined(__AVX512F__)
-inline void transpose16x16(const float* src, int64_t src_ld, float* dst, int64_t dst_ld) {
-  __m512 r[16], t[16];
-  for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(src + i * src_ld);
+// Transposes 16 registers of 16 32-bit lanes in place.
+inline void transpose_registers(__m512 r[16]) {
+  __m512 t[16];
   for (int i = 0; i < 16; i += 2) {
     t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
     t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
@@ -174,7 +191,36 @@ inline void transpose16x16(const float* src, int64_t src_ld, float* dst, int64_t
     r[i] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0x88);
     r[i + 8] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0xDD);
   }
-  for (int i = 0; i < 16; ++i) _mm512_storeu_ps(dst + i * dst_ld, r[i]);
+}
+
+// Loads rows [0, rn) of cn lanes (masked: no access past them), zeros elsewhere, and transposes.
+inline void load_transposed(const float* src, int64_t src_ld, int rn, int cn, __m512 r[16]) {
+  if (rn == 16 && cn == 16) {
+    for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(src + i * src_ld);
+  } else {
+    const __mmask16 m = static_cast<__mmask16>((1u << cn) - 1);
+    for (int i = 0; i < 16; ++i) {
+      r[i] = i < rn ? _mm512_maskz_loadu_ps(m, src + i * src_ld) : _mm512_setzero_ps();
+    }
+  }
+  transpose_registers(r);
+}
+
+// dst rows [0, cn) of rn lanes; full aligned tiles may bypass the cache (stream).
+inline void transpose16x16(const float* src, int64_t src_ld, float* dst, int64_t dst_ld, int rn,
+                           int cn, bool stream) {
+  __m512 r[16];
+  load_transposed(src, src_ld, rn, cn, r);
+  if (rn == 16) {
+    if (stream && (reinterpret_cast<uintptr_t>(dst) % 64) == 0 && dst_ld % 16 == 0) {
+      for (int i = 0; i < cn; ++i) _mm512_stream_ps(dst + i * dst_ld, r[i]);
+    } else {
+      for (int i = 0; i < cn; ++i) _mm512_storeu_ps(dst + i * dst_ld, r[i]);
+    }
+  } else {
+    const __mmask16 m = static_cast<__mmask16>((1u << rn) - 1);
+    for (int i = 0; i < cn; ++i) _mm512_mask_storeu_ps(dst + i * dst_ld, m, r[i]);
+  }
 }
 #endif
 
@@ -201,12 +247,12 @@ inline void transpose8x8(const float* src, int64_t src_ld, float* dst, int64_t d
 #endif
 
 template <class Arch, class T>
-void register_tile(const T* src, int64_t src_ld, T* dst, int64_t dst_ld) {
+void register_tile(const T* src, int64_t src_ld, T* dst, int64_t dst_ld, bool stream) {
   const float* s = reinterpret_cast<const float*>(src);
   float* d = reinterpret_cast<float*>(dst);
   if constexpr (kRegisterTile<Arch> == 16) {
 #if defined(__AVX512F__)
-    transpose16x16(s, src_ld, d, dst_ld);
+    transpose16x16(s, src_ld, d, dst_ld, 16, 16, stream);
 #endif
   } else if constexpr (kRegisterTile<Arch> == 8) {
 #if defined(__AVX2__)
@@ -215,31 +261,81 @@ void register_tile(const T* src, int64_t src_ld, T* dst, int64_t dst_ld) {
   }
 }
 
-// Moves a tile block by block: 32-bit elements through registers (kRegisterTile), the rest and
-// the edges element by element within cache-resident 16x16 blocks.
+// Moves a tile block by block, row blocks outermost so that each src row is read once and the
+// dst rows advance together: 32-bit elements through registers (kRegisterTile; on AVX-512 the
+// edges too, with masked loads and stores), the rest element by element within 16x16 blocks.
 template <class Arch, class T>
 void transpose(const void* src_v, int64_t src_ld, void* dst_v, int64_t dst_ld, int64_t rows,
-               int64_t cols) {
+               int64_t cols, bool stream) {
   constexpr int64_t kReg = sizeof(T) == 4 ? kRegisterTile<Arch> : 0;
   constexpr int64_t kTile = kReg ? kReg : 16;
   const T* src = static_cast<const T*>(src_v);
   T* dst = static_cast<T*>(dst_v);
-  for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
-    for (int64_t r0 = 0; r0 < rows; r0 += kTile) {
+  for (int64_t r0 = 0; r0 < rows; r0 += kTile) {
+    for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
       const T* s = src + r0 * src_ld + c0;
       T* d = dst + c0 * dst_ld + r0;
-      if (kReg && r0 + kTile <= rows && c0 + kTile <= cols) {
-        register_tile<Arch>(s, src_ld, d, dst_ld);
-        continue;
-      }
       const int64_t rn = std::min(kTile, rows - r0);
       const int64_t cn = std::min(kTile, cols - c0);
+      if (kReg && rn == kTile && cn == kTile) {
+        register_tile<Arch>(s, src_ld, d, dst_ld, stream);
+        continue;
+      }
+      if constexpr (kReg == 16) {
+#if defined(__AVX512F__)
+        transpose16x16(reinterpret_cast<const float*>(s), src_ld, reinterpret_cast<float*>(d),
+                       dst_ld, static_cast<int>(rn), static_cast<int>(cn), false);
+        continue;
+#endif
+      }
       for (int64_t c = 0; c < cn; ++c) {
         for (int64_t r = 0; r < rn; ++r) d[c * dst_ld + r] = s[r * src_ld + c];
       }
     }
   }
+#if defined(__AVX512F__)
+  if (kReg == 16 && stream) _mm_sfence();  // streamed stores visible before the task ends
+#endif
 }
+
+#if defined(__AVX512F__)
+// Transpose and convert in one pass (AVX-512, 32-bit sources): each 16x16 tile is transposed in
+// registers and every transposed row goes through quant_lanes and store_from_f32; the
+// row edges through a small buffer so that nothing past the tile is touched.
+template <class Arch, class S, class D>
+void transpose_convert(const void* src_v, int64_t src_ld, void* dst_v, int64_t dst_ld,
+                       int64_t rows, int64_t cols, const quant_ptrs& q) {
+  const S* src = static_cast<const S*>(src_v);
+  D* dst = static_cast<D*>(dst_v);
+  const quant_lanes<Arch> lanes(q);
+  for (int64_t r0 = 0; r0 < rows; r0 += 16) {
+    const int rn = static_cast<int>(std::min<int64_t>(16, rows - r0));
+    for (int64_t c0 = 0; c0 < cols; c0 += 16) {
+      const int cn = static_cast<int>(std::min<int64_t>(16, cols - c0));
+      __m512 r[16];
+      load_transposed(reinterpret_cast<const float*>(src + r0 * src_ld + c0), src_ld, rn, cn, r);
+      for (int i = 0; i < cn; ++i) {
+        D* out = dst + (c0 + i) * dst_ld + r0;
+        f32x<Arch> x;
+        if constexpr (std::is_same_v<S, float>) {
+          x = r[i];
+        } else {
+          x = _mm512_cvtepi32_ps(_mm512_castps_si512(r[i]));  // rounds like a cast
+        }
+        if (rn == 16) {
+          store_from_f32<Arch>(lanes.apply(x, out), out);
+        } else {
+          D old[16] = {};
+          if (q.has_sum) std::memcpy(old, out, rn * sizeof(D));
+          D tmp[16];
+          store_from_f32<Arch>(lanes.apply(x, old), tmp);
+          std::memcpy(out, tmp, rn * sizeof(D));
+        }
+      }
+    }
+  }
+}
+#endif
 
 }  // namespace
 
@@ -268,6 +364,25 @@ transpose_fn* find_transpose(int element_bytes) {
 }
 
 template <class Arch>
+transpose_convert_fn* find_transpose_convert(data_type s, data_type d) {
+  if constexpr (kRegisterTile<Arch> == 16) {
+#if defined(__AVX512F__)
+    return visit_type_pair(s, d, [](auto sv, auto dv) -> transpose_convert_fn* {
+      using S = decltype(sv);
+      using D = decltype(dv);
+      if constexpr ((std::is_same_v<S, float> || std::is_same_v<S, int32_t>) &&
+                    vector_convertible_v<D>) {
+        return &transpose_convert<Arch, S, D>;
+      } else {
+        return nullptr;
+      }
+    });
+#endif
+  }
+  return nullptr;
+}
+
+template <class Arch>
 int transpose_tile() {
   return kRegisterTile<Arch> ? kRegisterTile<Arch> : 16;
 }
@@ -275,7 +390,7 @@ int transpose_tile() {
 template <class Arch>
 const vector_kernels* vector_kernels_for() {
   static const vector_kernels k{&find_convert_run<Arch>, &find_transpose<Arch>,
-                                &transpose_tile<Arch>};
+                                &transpose_tile<Arch>, &find_transpose_convert<Arch>};
   return &k;
 }
 

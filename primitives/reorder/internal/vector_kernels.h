@@ -3,7 +3,7 @@
 //   convert_run_fn* cvt = find_convert_run<xsimd::avx2>(data_type::f32, data_type::s8);
 //   if (cvt) cvt(src, dst, n, quant);    // n contiguous elements, common (mask 0) quantization
 //   transpose_fn* t = find_transpose<xsimd::avx2>(4);
-//   t(src, src_ld, dst, dst_ld, rows, cols);  // dst[c * dst_ld + r] = src[r * src_ld + c]
+//   t(src, src_ld, dst, dst_ld, rows, cols, /*stream=*/false);  // dst[c * dst_ld + r] = src[r * src_ld + c]
 //
 // Each ISA's instantiation lives in its own translation unit (simd/build_defs.bzl).
 #ifndef TESSERA_PRIMITIVES_REORDER_INTERNAL_VECTOR_KERNELS_H_
@@ -19,8 +19,12 @@ namespace tessera::reorder_internal {
 // n contiguous elements; quantization values (if any) at index 0 of each array.
 using convert_run_fn = void(const void* src, void* dst, int64_t n, const quant_ptrs& q);
 // A rows x cols tile of elements moved without conversion (element size fixed by the lookup).
+// stream: full, aligned register tiles may use non-temporal stores (large destinations).
 using transpose_fn = void(const void* src, int64_t src_ld, void* dst, int64_t dst_ld,
-                          int64_t rows, int64_t cols);
+                          int64_t rows, int64_t cols, bool stream);
+// The same tile moved and converted in one pass (common quantization, as convert_run_fn).
+using transpose_convert_fn = void(const void* src, int64_t src_ld, void* dst, int64_t dst_ld,
+                                  int64_t rows, int64_t cols, const quant_ptrs& q);
 
 // nullptr when this ISA has no vector conversion for the pair (f64, f16 and f8 types).
 template <class Arch>
@@ -28,6 +32,9 @@ convert_run_fn* find_convert_run(data_type s, data_type d);
 // nullptr for element sizes other than 1, 2, 4, 8 bytes.
 template <class Arch>
 transpose_fn* find_transpose(int element_bytes);
+// nullptr unless this ISA fuses the pair (AVX-512: f32 or s32 sources to vector-convertible types).
+template <class Arch>
+transpose_convert_fn* find_transpose_convert(data_type s, data_type d);
 // The tile edge of find_transpose (elements), for the implementation name.
 template <class Arch>
 int transpose_tile();
@@ -37,6 +44,7 @@ struct vector_kernels {
   convert_run_fn* (*find_convert_run)(data_type, data_type);
   transpose_fn* (*find_transpose)(int);
   int (*transpose_tile)();
+  transpose_convert_fn* (*find_transpose_convert)(data_type, data_type);
 };
 template <class Arch>
 const vector_kernels* vector_kernels_for();
