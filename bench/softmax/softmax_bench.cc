@@ -3,6 +3,8 @@
 //   bazel run -c opt //bench/softmax:softmax_bench -- --benchmark_filter=...
 // Names: <problem>/<impl>/threads:<n>/<hot|cold>. Times are per execution (manual timing around
 // the call only); cold runs first overwrite a 64 MB buffer so no operand is in any cache.
+#include <dlfcn.h>
+
 #include <chrono>
 #include <cstring>
 #include <functional>
@@ -12,8 +14,9 @@
 
 #include "benchmark/benchmark.h"
 #include "tessera/primitives/runtime/threads.h"
-#include "tessera/primitives/softmax/onednn_softmax.h"
+#include "oneapi/dnnl/dnnl.hpp"
 #include "tessera/primitives/softmax/softmax.h"
+#include "tessera/testing/onednn.h"
 
 namespace tessera {
 namespace {
@@ -78,6 +81,60 @@ std::vector<problem> problems() {
   return v;
 }
 
+// oneDNN as a benchmark peer. testing/onednn's softmax functions create the primitive on every
+// call, which would be timed with it; this keeps one primitive per benchmark and reuses the
+// bridge's descriptor translation, engine and stream.
+struct onednn_peer {
+  dnnl::primitive prim;
+  dnnl::memory in0, in1, out;
+  bool backward = false;
+  std::string impl;
+
+  static absl::StatusOr<onednn_peer> make(const problem& p, const memory_desc& md, void* in0,
+                                          void* in1, void* out) {
+    auto d = testing::to_dnnl(md);
+    if (!d.ok()) return d.status();
+    onednn_peer r;
+    const auto& engine = testing::cpu_engine();
+    const auto alg = p.alg == softmax_alg::logsoftmax ? dnnl::algorithm::softmax_log
+                                                      : dnnl::algorithm::softmax_accurate;
+    try {
+      r.in0 = dnnl::memory(*d, engine, in0);
+      r.in1 = dnnl::memory(*d, engine, in1);
+      r.out = dnnl::memory(*d, engine, out);
+      r.backward = p.backward;
+      const auto kind = p.backward ? dnnl::prop_kind::forward_training
+                                   : dnnl::prop_kind::forward_inference;
+      dnnl::softmax_v2_forward::primitive_desc fpd({kind, alg, *d, *d, p.axis}, engine);
+      if (p.backward) {
+        dnnl::softmax_v2_backward::primitive_desc pd({alg, *d, *d, *d, p.axis}, engine, fpd);
+        r.prim = dnnl::softmax_v2_backward(pd);
+        r.impl = pd.impl_info_str();
+      } else {
+        r.prim = dnnl::softmax_v2_forward(fpd);
+        r.impl = fpd.impl_info_str();
+      }
+    } catch (const dnnl::error& e) {
+      return absl::UnimplementedError(std::string("oneDNN: ") + e.what());
+    }
+    return r;
+  }
+  void execute() {
+    if (backward) {
+      prim.execute(testing::cpu_stream(),
+                   {{DNNL_ARG_DST, in0}, {DNNL_ARG_DIFF_DST, in1}, {DNNL_ARG_DIFF_SRC, out}});
+    } else {
+      prim.execute(testing::cpu_stream(), {{DNNL_ARG_SRC, in0}, {DNNL_ARG_DST, out}});
+    }
+    testing::cpu_stream().wait();
+  }
+  static void set_num_threads(int n) {
+    // libdnnl brings libgomp; resolved at run time so nothing links OpenMP directly.
+    using fn = void (*)(int);
+    if (auto f = reinterpret_cast<fn>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"))) f(n);
+  }
+};
+
 void flush_caches() {
   static std::vector<char> junk(64 << 20);
   static char v = 1;
@@ -115,12 +172,12 @@ void run_bench(benchmark::State& state, const problem& p, const std::string& imp
     for (size_t i = 0; i < bytes / 4; ++i) y[i] = 1e-3f;
   }
   scoped_num_threads scope(threads);
-  softmax_test::onednn_softmax::set_num_threads(threads);
+  onednn_peer::set_num_threads(threads);
 
   std::function<void()> call;
   std::unique_ptr<softmax_forward> fwd;
   std::unique_ptr<softmax_backward> bwd;
-  std::unique_ptr<softmax_test::onednn_softmax> peer;
+  std::unique_ptr<onednn_peer> peer;
   if (impl == "tessera") {
     if (p.backward) {
       bwd = std::make_unique<softmax_backward>(*softmax_backward::create(p.alg, md, md, md, p.axis));
@@ -138,15 +195,14 @@ void run_bench(benchmark::State& state, const problem& p, const std::string& imp
       };
     }
   } else if (impl == "onednn") {
-    auto made = p.backward ? softmax_test::onednn_softmax::backward(p.alg, md, md, md, p.axis)
-                           : softmax_test::onednn_softmax::forward(p.alg, md, md, p.axis);
+    auto made = onednn_peer::make(p, md, buf.in0.data(), buf.in1.data(), buf.out.data());
     if (!made.ok()) {
       state.SkipWithError(std::string(made.status().message()).c_str());
       return;
     }
-    peer = std::make_unique<softmax_test::onednn_softmax>(*made);
-    state.SetLabel(peer->impl_name());
-    call = [&] { peer->execute(buf.in0.data(), buf.in1.data(), buf.out.data()); };
+    peer = std::make_unique<onednn_peer>(*std::move(made));
+    state.SetLabel(peer->impl);
+    call = [&] { peer->execute(); };
   } else {
     // memcpy of one tensor, split over the same threads.
     call = [&] {

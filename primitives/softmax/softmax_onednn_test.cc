@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "tessera/primitives/softmax/onednn_softmax.h"
 #include "tessera/primitives/softmax/softmax.h"
 #include "tessera/primitives/softmax/softmax_test_util.h"
+#include "tessera/testing/onednn.h"
 #include "tessera/testing/softmax/softmax_reference.h"
 
 namespace tessera {
@@ -19,7 +19,6 @@ namespace {
 
 using softmax_test::blocked;
 using softmax_test::buffer;
-using softmax_test::onednn_softmax;
 using softmax_test::plain;
 
 struct diff_case {
@@ -90,27 +89,27 @@ TEST(SoftmaxOneDnn, ForwardMatchesWithinBenchdnnTolerance) {
           std::vector<dim_t>(c.src.dims().begin(), c.src.dims().end()), c.ddt);
       auto ours = softmax_forward::create(alg, c.src, dst, c.axis);
       ASSERT_TRUE(ours.ok()) << ours.status();
-      auto peer = onednn_softmax::forward(alg, c.src, ours->dst_desc(), c.axis);
-      if (!peer.ok()) {
-        std::printf("skip %s %s: %s\n", c.name.c_str(), std::string(name_of(alg)).c_str(),
-                    std::string(peer.status().message()).c_str());
-        continue;
-      }
       auto src = buffer(c.src);
       testing::write_logical(c.src, src.data(), fill(c.src.nelems(), rng));
       auto a = buffer(ours->dst_desc()), b = buffer(ours->dst_desc());
+      const absl::Status peer = testing::onednn_softmax_forward(
+          {c.src, src.data()}, {ours->dst_desc(), b.data()}, c.axis,
+          alg == softmax_alg::logsoftmax);
+      if (!peer.ok()) {
+        std::printf("skip %s %s: %s\n", c.name.c_str(), std::string(name_of(alg)).c_str(),
+                    std::string(peer.message()).c_str());
+        continue;
+      }
       ASSERT_TRUE(ours->execute({{arg::src, {c.src, src.data()}},
                                  {arg::dst, {ours->dst_desc(), a.data()}}})
                       .ok());
-      peer->execute(src.data(), nullptr, b.data());
       const auto got = testing::read_logical(ours->dst_desc(), a.data());
       const auto theirs = testing::read_logical(ours->dst_desc(), b.data());
       const auto exact = testing::softmax_forward_reference(alg, c.src, src.data(), c.axis);
       const testing::softmax_compare_setup setup{false, alg, c.ddt, c.src.dims()[c.axis]};
       const std::string what = c.name + " " + std::string(name_of(alg)) + " " +
                                std::string(name_of(c.src.dt())) + "->" +
-                               std::string(name_of(c.ddt)) + " ours " + ours->impl_name() +
-                               " oneDNN " + peer->impl_name();
+                               std::string(name_of(c.ddt)) + " ours " + ours->impl_name();
       auto vs_peer = testing::benchdnn_softmax_compare(setup, oracle(theirs, got, exact, what, vs_exact_threshold(setup)), got);
       auto vs_exact = testing::benchdnn_softmax_compare(setup, exact, got);
       auto peer_vs_exact = testing::benchdnn_softmax_compare(setup, exact, theirs);
@@ -132,17 +131,22 @@ TEST(SoftmaxOneDnn, Int8OutputScale) {
     attr.oscale = output_scales{0, {200.f}};
     auto ours = softmax_forward::create(softmax_alg::softmax, src, dst, 1, attr);
     ASSERT_TRUE(ours.ok());
-    auto peer = onednn_softmax::forward(softmax_alg::softmax, src, dst, 1, 200.f);
-    if (!peer.ok()) GTEST_SKIP() << peer.status();
     std::mt19937 rng(3);
     auto in = buffer(src);
     testing::write_logical(src, in.data(), fill(src.nelems(), rng));
-    auto a = buffer(dst), b = buffer(dst);
+    // testing/onednn's bridge takes no output scale: oneDNN computes the f32 softmax, and the
+    // 200x scale, rounding (half to even) and saturation are applied here.
+    auto b = buffer(src);
+    const absl::Status peer = testing::onednn_softmax_forward({src, in.data()}, {src, b.data()}, 1,
+                                                              /*log=*/false);
+    if (!peer.ok()) GTEST_SKIP() << peer;
+    std::vector<double> theirs = testing::read_logical(src, b.data());
+    const double lo = dt == data_type::s8 ? -128 : 0, hi = dt == data_type::s8 ? 127 : 255;
+    for (double& v : theirs) v = std::clamp(std::nearbyint(v * 200.0), lo, hi);
+    auto a = buffer(dst);
     ASSERT_TRUE(ours->execute({{arg::src, {src, in.data()}}, {arg::dst, {dst, a.data()}}}).ok());
-    peer->execute(in.data(), nullptr, b.data());
     const testing::softmax_compare_setup setup{false, softmax_alg::softmax, dt, 300};
-    auto r = testing::benchdnn_softmax_compare(setup, testing::read_logical(dst, b.data()),
-                                               testing::read_logical(dst, a.data()));
+    auto r = testing::benchdnn_softmax_compare(setup, theirs, testing::read_logical(dst, a.data()));
     // Rows of benchdnn's fills are mostly zeros after int8 rounding: only the element rule applies.
     EXPECT_EQ(r.failures, 0) << r.message;
   }
@@ -155,8 +159,6 @@ TEST(SoftmaxOneDnn, BackwardMatchesWithinBenchdnnTolerance) {
     for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::logsoftmax}) {
       auto ours = softmax_backward::create(alg, md, md, md, 1);
       ASSERT_TRUE(ours.ok());
-      auto peer = onednn_softmax::backward(alg, md, md, md, 1);
-      ASSERT_TRUE(peer.ok()) << peer.status();
       auto s = buffer(md), y = buffer(md), dy = buffer(md);
       testing::write_logical(md, s.data(), fill(md.nelems(), rng));
       testing::write_logical(md, y.data(), testing::softmax_forward_reference(alg, md, s.data(), 1));
@@ -169,12 +171,14 @@ TEST(SoftmaxOneDnn, BackwardMatchesWithinBenchdnnTolerance) {
                                  {arg::diff_dst, {md, dy.data()}},
                                  {arg::diff_src, {md, a.data()}}})
                       .ok());
-      peer->execute(y.data(), dy.data(), b.data());
+      const absl::Status peer = testing::onednn_softmax_backward(
+          {md, y.data()}, {md, dy.data()}, {md, b.data()}, 1, alg == softmax_alg::logsoftmax);
+      ASSERT_TRUE(peer.ok()) << peer;
       const testing::softmax_compare_setup setup{true, alg, md.dt(), md.dims()[1]};
       const auto got = testing::read_logical(md, a.data());
       const auto exact = testing::softmax_backward_reference(alg, md, y.data(), md, dy.data(), 1);
       const std::string what = std::string(name_of(alg)) + " " + std::string(name_of(md.dt())) +
-                               " " + ours->impl_name() + " oneDNN " + peer->impl_name();
+                               " " + ours->impl_name();
       auto r = testing::benchdnn_softmax_compare(
           setup, oracle(testing::read_logical(md, b.data()), got, exact, what, vs_exact_threshold(setup)), got);
       EXPECT_TRUE(r.ok) << what << ": " << r.message;

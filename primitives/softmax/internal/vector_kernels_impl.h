@@ -4,8 +4,8 @@
 // Arithmetic is f32. Three things keep the f32 result within a few ulp of the exact one:
 //  * x - max is computed with its rounding error (TwoSum) and exp(x - max) is corrected by it:
 //    without it, rows whose values span ~80 lose up to 2^6 ulp in the small outputs;
-//  * exp is our own (Cody-Waite reduction, degree-7 polynomial with FMA, two-step scaling so that
-//    results in the denormal range are right too); its error is measured in the tests.
+//  * exp is simd::exp_f32 (1.24 ulp measured by //simd:math_test); loads, stores and tails are
+//    simd/convert.h and simd/tail.h.
 //
 // Memory: each row is read from memory once; the second and third passes over the row hit the
 // cache for every row shorter than the L2 (1000 f32 = 4 KB, 30522 f32 = 120 KB).
@@ -23,6 +23,10 @@
 #include <vector>
 
 #include "tessera/core/data_type.h"
+#include "tessera/simd/convert.h"
+#include "tessera/simd/math.h"
+#include "tessera/simd/reduce.h"
+#include "tessera/simd/tail.h"
 #include "tessera/primitives/softmax/internal/kernel_args.h"
 #include "tessera/primitives/softmax/internal/vector_kernels.h"
 #include "xsimd/xsimd.hpp"
@@ -38,82 +42,10 @@ using vi = xsimd::batch<int32_t, A>;
 template <class A>
 constexpr int kWidth = static_cast<int>(vf<A>::size);
 
-// ---- loads and stores of f32 vectors from each storage type --------------------------------
-
-template <class A>
-vi<A> widen_u16(const uint16_t* p) {
-  if constexpr (std::is_same_v<A, xsimd::avx512bw>) {
-    return _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
-  } else if constexpr (std::is_same_v<A, xsimd::avx2>) {
-    return _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
-  } else {
-    return _mm_cvtepu16_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
-  }
-}
-
-// Stores the low 16 bits of each lane.
-template <class A>
-void narrow_u16(uint16_t* p, vi<A> v) {
-  if constexpr (std::is_same_v<A, xsimd::avx512bw>) {
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_cvtepi32_epi16(v));
-  } else if constexpr (std::is_same_v<A, xsimd::avx2>) {
-    __m256i packed = _mm256_packus_epi32(v, v);  // lanes 0-3,0-3 | 4-7,4-7
-    packed = _mm256_permute4x64_epi64(packed, 0x08);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm256_castsi256_si128(packed));
-  } else {
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(p), _mm_packus_epi32(v, v));
-  }
-}
+// ---- loads and stores: simd/convert.h and simd/tail.h --------------------------------------
 
 template <class A>
 constexpr bool kHasF16c = std::is_same_v<A, xsimd::avx512bw> || std::is_same_v<A, xsimd::avx2>;
-
-template <class A, class T>
-struct io;
-
-template <class A>
-struct io<A, float> {
-  static vf<A> load(const float* p) { return vf<A>::load_unaligned(p); }
-  static void store(float* p, vf<A> v) { v.store_unaligned(p); }
-};
-
-template <class A>
-struct io<A, bf16> {
-  static vf<A> load(const bf16* p) {
-    vi<A> bits = widen_u16<A>(reinterpret_cast<const uint16_t*>(p)) << 16;
-    return xsimd::bitwise_cast<vf<A>>(bits);
-  }
-  // Round half to even; NaN stays a quiet NaN (the same rule as the scalar conversion).
-  static void store(bf16* p, vf<A> v) {
-    vi<A> bits = xsimd::bitwise_cast<vi<A>>(v);
-    vi<A> lsb = (bits >> 16) & vi<A>(1);
-    vi<A> rounded = (bits + vi<A>(0x7fff) + lsb) >> 16;
-    vi<A> quiet = (bits >> 16) | vi<A>(0x40);
-    const auto is_nan = (bits & vi<A>(0x7fffffff)) > vi<A>(0x7f800000);
-    vi<A> out = xsimd::select(is_nan, quiet, rounded) & vi<A>(0xffff);
-    narrow_u16<A>(reinterpret_cast<uint16_t*>(p), out);
-  }
-};
-
-template <class A>
-struct io<A, f16> {
-  static vf<A> load(const f16* p) {
-    if constexpr (std::is_same_v<A, xsimd::avx512bw>) {
-      return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
-    } else {
-      return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
-    }
-  }
-  static void store(f16* p, vf<A> v) {
-    if constexpr (std::is_same_v<A, xsimd::avx512bw>) {
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(p),
-                          _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-    } else {
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(p),
-                       _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-    }
-  }
-};
 
 template <class A>
 vf<A> lane_index() {
@@ -122,72 +54,16 @@ vf<A> lane_index() {
   return vf<A>::load_aligned(kIota);
 }
 
-// The first n (0 < n < width) elements; the other lanes hold `fill`. Never reads past p + n.
+// The first n (0 < n < width) elements; the other lanes hold `fill` (simd::load_f32 gives 0
+// there, and the max needs -Inf). Never reads past p + n.
 template <class A, class T>
 vf<A> load_partial(const T* p, int n, float fill) {
-  if constexpr (std::is_same_v<A, xsimd::avx512bw> && std::is_same_v<T, float>) {
-    const __mmask16 m = static_cast<__mmask16>((1u << n) - 1);
-    return _mm512_mask_loadu_ps(_mm512_set1_ps(fill), m, p);
-  } else {
-    alignas(64) T buf[kWidth<A>] = {};
-    std::memcpy(buf, p, sizeof(T) * n);
-    vf<A> v = io<A, T>::load(buf);
-    return xsimd::select(lane_index<A>() < vf<A>(static_cast<float>(n)), v, vf<A>(fill));
-  }
-}
-
-// Writes only the first n elements.
-template <class A, class T>
-void store_partial(T* p, int n, vf<A> v) {
-  if constexpr (std::is_same_v<A, xsimd::avx512bw> && std::is_same_v<T, float>) {
-    _mm512_mask_storeu_ps(p, static_cast<__mmask16>((1u << n) - 1), v);
-  } else {
-    alignas(64) T buf[kWidth<A>];
-    io<A, T>::store(buf, v);
-    std::memcpy(p, buf, sizeof(T) * n);
-  }
+  const vf<A> v = simd::load_f32<A>(p, n);
+  if (fill == 0.f) return v;
+  return xsimd::select(lane_index<A>() < vf<A>(static_cast<float>(n)), v, vf<A>(fill));
 }
 
 // ---- arithmetic ----------------------------------------------------------------------------
-
-// a * b + c, fused where the ISA has FMA (avx2 kernels run only on CPUs with FMA: simd/isa.h).
-template <class A>
-vf<A> fmadd(vf<A> a, vf<A> b, vf<A> c) {
-  if constexpr (std::is_same_v<A, xsimd::avx512bw>) {
-    return _mm512_fmadd_ps(a, b, c);
-  } else if constexpr (std::is_same_v<A, xsimd::avx2>) {
-    return _mm256_fmadd_ps(a, b, c);
-  } else {
-    return a * b + c;
-  }
-}
-
-// exp(x) for x in [-110, 0] (or NaN -> NaN): exp(-104) is below half the smallest denormal, so the
-// lower end gives 0. Cody-Waite reduction x = n ln2 + r with |r| <= ln2/2, a degree-7 Taylor
-// polynomial (truncation 7e-9 relative), and 2^n applied in two halves so denormal results round
-// once.
-template <class A>
-vf<A> exp_nonpositive(vf<A> x) {
-  using F = vf<A>;
-  F n = xsimd::nearbyint(x * F(1.44269504088896341f));
-  // ln2_hi has 16 significant bits, so n * ln2_hi is exact for |n| <= 2^8.
-  F r = fmadd<A>(n, F(-0.693145751953125f), x);
-  r = fmadd<A>(n, F(-1.428606765330187045e-06f), r);
-  F p = F(1.f / 5040);
-  p = fmadd<A>(p, r, F(1.f / 720));
-  p = fmadd<A>(p, r, F(1.f / 120));
-  p = fmadd<A>(p, r, F(1.f / 24));
-  p = fmadd<A>(p, r, F(1.f / 6));
-  p = fmadd<A>(p, r, F(0.5f));
-  p = fmadd<A>(p, r, F(1.f));
-  p = fmadd<A>(p, r, F(1.f));
-  vi<A> ni = xsimd::batch_cast<int32_t>(n);
-  vi<A> n1 = ni >> 1;
-  vi<A> n2 = ni - n1;
-  F s1 = xsimd::bitwise_cast<F>((n1 + vi<A>(127)) << 23);
-  F s2 = xsimd::bitwise_cast<F>((n2 + vi<A>(127)) << 23);
-  return (p * s1) * s2;
-}
 
 // exp(x - m), with x - m's rounding error folded back in (TwoSum). x is first raised to
 // m - 110 (exp underflows to 0 long before), which keeps TwoSum finite for x = -Inf; max(lo, x)
@@ -199,8 +75,8 @@ vf<A> exp_diff(vf<A> x, vf<A> m) {
   F d = x - m;
   F bb = d - x;
   F err = (x - (d - bb)) + (-m - bb);
-  F e = exp_nonpositive<A>(d);
-  return fmadd<A>(e, err, e);
+  F e = simd::exp_f32<A>(d);
+  return xsimd::fma(e, err, e);
 }
 
 // (x - m) - l, with x - m's rounding error added back.
@@ -323,15 +199,6 @@ double reduce_sum(const wide_sum<A>& k) {
   return total;
 }
 
-template <class A>
-float reduce_max(vf<A> v) {
-  alignas(64) float lanes[kWidth<A>];
-  v.store_aligned(lanes);
-  float m = lanes[0];
-  for (int i = 1; i < kWidth<A>; ++i) m = std::max(m, lanes[i]);
-  return m;
-}
-
 // Calls f(offset, n) for each contiguous run of a dense row.
 template <class F>
 inline void for_each_run(const dense_geometry& g, F&& f) {
@@ -363,21 +230,21 @@ void forward_dense(const kernel_args& k, dim_t begin, dim_t end) {
       const S* p = src + off;
       dim_t i = 0;
       for (; i + 2 * W <= n; i += 2 * W) {
-        m0 = xsimd::max(io<A, S>::load(p + i), m0);
-        m1 = xsimd::max(io<A, S>::load(p + i + W), m1);
+        m0 = xsimd::max(simd::load_f32<A>(p + i), m0);
+        m1 = xsimd::max(simd::load_f32<A>(p + i + W), m1);
       }
-      for (; i + W <= n; i += W) m0 = xsimd::max(io<A, S>::load(p + i), m0);
+      for (; i + W <= n; i += W) m0 = xsimd::max(simd::load_f32<A>(p + i), m0);
       if (i < n) m0 = xsimd::max(load_partial<A>(p + i, static_cast<int>(n - i), neg_inf), m0);
     });
-    const float mx = reduce_max<A>(xsimd::max(m0, m1));
+    const float mx = simd::reduce_max<A>(xsimd::max(m0, m1));
     const F m(mx);
 
     if (mx == neg_inf && k.alg == softmax_alg::softmax_inf_as_zero) {
       for_each_run(g, [&](dim_t off, dim_t n) {
         D* q = dst + off;
         dim_t i = 0;
-        for (; i + W <= n; i += W) io<A, D>::store(q + i, F(0.f));
-        if (i < n) store_partial<A>(q + i, static_cast<int>(n - i), F(0.f));
+        for (; i + W <= n; i += W) simd::store_f32(q + i, F(0.f));
+        if (i < n) simd::store_f32(q + i, F(0.f), static_cast<int>(n - i));
       });
       continue;
     }
@@ -400,8 +267,8 @@ void forward_dense(const kernel_args& k, dim_t begin, dim_t end) {
       D* q = dst + off;
       dim_t i = 0;
       for (; i + 2 * W <= n; i += 2 * W) {
-        const F x0 = io<A, S>::load(p + i);
-        const F x1 = io<A, S>::load(p + i + W);
+        const F x0 = simd::load_f32<A>(p + i);
+        const F x1 = simd::load_f32<A>(p + i + W);
         F e0 = exp_diff<A>(x0, m);
         F e1 = exp_diff<A>(x1, m);
         if (log) {
@@ -413,8 +280,8 @@ void forward_dense(const kernel_args& k, dim_t begin, dim_t end) {
         }
         if constexpr (kKeepExp) {
           if (keep) {
-            io<A, D>::store(q + i, e0);
-            io<A, D>::store(q + i + W, e1);
+            simd::store_f32(q + i, e0);
+            simd::store_f32(q + i + W, e1);
           }
         } else if (ex) {
           e0.store_unaligned(ex + i);
@@ -423,7 +290,7 @@ void forward_dense(const kernel_args& k, dim_t begin, dim_t end) {
       }
       for (; i < n; i += W) {
         const int rest = static_cast<int>(std::min<dim_t>(W, n - i));
-        F x = rest == W ? io<A, S>::load(p + i) : load_partial<A>(p + i, rest, neg_inf);
+        F x = rest == W ? simd::load_f32<A>(p + i) : load_partial<A>(p + i, rest, neg_inf);
         F e = exp_diff<A>(x, m);
         // Lanes past the row hold -Inf - max: exp gives 0, or NaN when max is -Inf too.
         if (rest != W) {
@@ -435,12 +302,12 @@ void forward_dense(const kernel_args& k, dim_t begin, dim_t end) {
         else k0.rest.add(e);
         if constexpr (kKeepExp) {
           if (keep) {
-            if (rest == W) io<A, D>::store(q + i, e);
-            else store_partial<A>(q + i, rest, e);
+            if (rest == W) simd::store_f32(q + i, e);
+            else simd::store_f32(q + i, e, rest);
           }
         } else if (ex) {
           if (rest == W) e.store_unaligned(ex + i);
-          else store_partial<A>(ex + i, rest, e);
+          else simd::store_f32(ex + i, e, rest);
         }
       }
     });
@@ -453,10 +320,10 @@ void forward_dense(const kernel_args& k, dim_t begin, dim_t end) {
         const S* p = src + off;
         D* q = dst + off;
         dim_t i = 0;
-        for (; i + W <= n; i += W) io<A, D>::store(q + i, log_diff<A>(io<A, S>::load(p + i), m, l));
+        for (; i + W <= n; i += W) simd::store_f32(q + i, log_diff<A>(simd::load_f32<A>(p + i), m, l));
         if (i < n) {
           const int rest = static_cast<int>(n - i);
-          store_partial<A>(q + i, rest, log_diff<A>(load_partial<A>(p + i, rest, 0.f), m, l));
+          simd::store_f32(q + i, log_diff<A>(load_partial<A>(p + i, rest, 0.f), m, l), rest);
         }
       });
     } else {
@@ -466,24 +333,24 @@ void forward_dense(const kernel_args& k, dim_t begin, dim_t end) {
         D* q = dst + off;
         dim_t i = 0;
         if constexpr (kKeepExp) {
-          for (; i + W <= n; i += W) io<A, D>::store(q + i, io<A, D>::load(q + i) * inv);
+          for (; i + W <= n; i += W) simd::store_f32(q + i, simd::load_f32<A>(q + i) * inv);
           if (i < n) {
             const int rest = static_cast<int>(n - i);
-            store_partial<A>(q + i, rest, load_partial<A>(q + i, rest, 0.f) * inv);
+            simd::store_f32(q + i, load_partial<A>(q + i, rest, 0.f) * inv, rest);
           }
         } else if (ex) {
-          for (; i + W <= n; i += W) io<A, D>::store(q + i, F::load_unaligned(ex + i) * inv);
+          for (; i + W <= n; i += W) simd::store_f32(q + i, F::load_unaligned(ex + i) * inv);
           if (i < n) {
             const int rest = static_cast<int>(n - i);
-            store_partial<A>(q + i, rest, load_partial<A>(ex + i, rest, 0.f) * inv);
+            simd::store_f32(q + i, load_partial<A>(ex + i, rest, 0.f) * inv, rest);
           }
         } else {
           for (; i + W <= n; i += W) {
-            io<A, D>::store(q + i, exp_diff<A>(io<A, S>::load(p + i), m) * inv);
+            simd::store_f32(q + i, exp_diff<A>(simd::load_f32<A>(p + i), m) * inv);
           }
           if (i < n) {
             const int rest = static_cast<int>(n - i);
-            store_partial<A>(q + i, rest, exp_diff<A>(load_partial<A>(p + i, rest, 0.f), m) * inv);
+            simd::store_f32(q + i, exp_diff<A>(load_partial<A>(p + i, rest, 0.f), m) * inv, rest);
           }
         }
       });
@@ -513,7 +380,7 @@ void forward_interleaved(const kernel_args& k, dim_t base) {
   const int tail = static_cast<int>(n - full);
 
   F mv(neg_inf);
-  for (dim_t i = 0; i < full; i += W) mv = xsimd::max(io<A, S>::load(src + i), mv);
+  for (dim_t i = 0; i < full; i += W) mv = xsimd::max(simd::load_f32<A>(src + i), mv);
   if (tail) mv = xsimd::max(load_partial<A>(src + full, tail, neg_inf), mv);
   alignas(64) float pat[W];
   mv.store_aligned(pat);
@@ -529,11 +396,11 @@ void forward_interleaved(const kernel_args& k, dim_t base) {
     else acc.rest.add(e);
   };
   for (dim_t i = 0; i < full; i += W) {
-    const F x = io<A, S>::load(src + i);
+    const F x = simd::load_f32<A>(src + i);
     const F e = exp_diff<A>(x, m);
     accumulate(x, e);
     if constexpr (kKeepExp) {
-      if (keep) io<A, D>::store(dst + i, e);
+      if (keep) simd::store_f32(dst + i, e);
     }
   }
   if (tail) {
@@ -542,7 +409,7 @@ void forward_interleaved(const kernel_args& k, dim_t base) {
     const F e = xsimd::select(inside, exp_diff<A>(x, m), F(0.f));
     accumulate(xsimd::select(inside, x, F(std::numeric_limits<float>::quiet_NaN())), e);
     if constexpr (kKeepExp) {
-      if (keep) store_partial<A>(dst + full, tail, e);
+      if (keep) simd::store_f32(dst + full, e, tail);
     }
   }
   double rest[W];
@@ -566,12 +433,12 @@ void forward_interleaved(const kernel_args& k, dim_t base) {
     return y;
   };
   for (dim_t i = 0; i < full; i += W) {
-    const F x = log || !keep ? io<A, S>::load(src + i) : F(0.f);
+    const F x = log || !keep ? simd::load_f32<A>(src + i) : F(0.f);
     F kept(0.f);
     if constexpr (kKeepExp) {
-      if (keep) kept = io<A, D>::load(dst + i);
+      if (keep) kept = simd::load_f32<A>(dst + i);
     }
-    io<A, D>::store(dst + i, finish(x, kept));
+    simd::store_f32(dst + i, finish(x, kept));
   }
   if (tail) {
     const F x = log || !keep ? load_partial<A>(src + full, tail, 0.f) : F(0.f);
@@ -579,7 +446,7 @@ void forward_interleaved(const kernel_args& k, dim_t base) {
     if constexpr (kKeepExp) {
       if (keep) kept = load_partial<A>(dst + full, tail, 0.f);
     }
-    store_partial<A>(dst + full, tail, finish(x, kept));
+    simd::store_f32(dst + full, finish(x, kept), tail);
   }
 }
 
@@ -611,13 +478,12 @@ void forward_strided(const kernel_args& k, dim_t begin, dim_t end) {
       const S* src = static_cast<const S*>(k.in0) + base + j0;
       D* dst = static_cast<D*>(k.out) + base + j0;
       auto load = [&](const auto* p, int v, float fill) {
-        using T = std::remove_const_t<std::remove_pointer_t<decltype(p)>>;
-        return v + 1 < nv || tail == W ? io<A, T>::load(p + v * W)
+        return v + 1 < nv || tail == W ? simd::load_f32<A>(p + v * W)
                                        : load_partial<A>(p + v * W, tail, fill);
       };
       auto store = [&](D* p, int v, F x) {
-        if (v + 1 < nv || tail == W) io<A, D>::store(p + v * W, x);
-        else store_partial<A>(p + v * W, tail, x);
+        if (v + 1 < nv || tail == W) simd::store_f32(p + v * W, x);
+        else simd::store_f32(p + v * W, x, tail);
       };
 
       F m[kVectors];
@@ -698,12 +564,12 @@ void backward_dense(const kernel_args& k, dim_t begin, dim_t end) {
       dim_t i = 0;
       for (; i < n; i += W) {
         const int rest = static_cast<int>(std::min<dim_t>(W, n - i));
-        F d = rest == W ? io<A, DiffDst>::load(dy + off + i)
+        F d = rest == W ? simd::load_f32<A>(dy + off + i)
                         : load_partial<A>(dy + off + i, rest, 0.f);
         if (log) {
           k0.add(d);
         } else {
-          F v = rest == W ? io<A, Dst>::load(y + off + i) : load_partial<A>(y + off + i, rest, 0.f);
+          F v = rest == W ? simd::load_f32<A>(y + off + i) : load_partial<A>(y + off + i, rest, 0.f);
           k0.add_product(d, v);
         }
       }
@@ -715,16 +581,16 @@ void backward_dense(const kernel_args& k, dim_t begin, dim_t end) {
     for_each_run(g, [&](dim_t off, dim_t n) {
       for (dim_t i = 0; i < n; i += W) {
         const int rest = static_cast<int>(std::min<dim_t>(W, n - i));
-        F d = rest == W ? io<A, DiffDst>::load(dy + off + i)
+        F d = rest == W ? simd::load_f32<A>(dy + off + i)
                         : load_partial<A>(dy + off + i, rest, 0.f);
-        F v = rest == W ? io<A, Dst>::load(y + off + i) : load_partial<A>(y + off + i, rest, 0.f);
+        F v = rest == W ? simd::load_f32<A>(y + off + i) : load_partial<A>(y + off + i, rest, 0.f);
         vd<A> dlo, dhi, vlo, vhi;
         widen<A>(d, dlo, dhi);
         widen<A>(v, vlo, vhi);
         F r = log ? narrow<A>(dlo - xsimd::exp(vlo) * sum, dhi - xsimd::exp(vhi) * sum)
                   : narrow<A>(vlo * (dlo - sum), vhi * (dhi - sum));
-        if (rest == W) io<A, DiffSrc>::store(dx + off + i, r);
-        else store_partial<A>(dx + off + i, rest, r);
+        if (rest == W) simd::store_f32(dx + off + i, r);
+        else simd::store_f32(dx + off + i, r, rest);
       }
     });
   }
