@@ -164,7 +164,6 @@ int src_contiguous_node(const nest_box& box) {
 
 void run_transpose(const plan& p, const exec_ctx& ctx) {
   const int ss = bytes_of(p.src.dt()), ds = bytes_of(p.dst.dt());
-  constexpr int64_t kColsPerTask = 64;
   constexpr int64_t kScratchRows = 256, kScratchCols = 16;
   for (size_t i = 0; i < p.nest.data.size(); ++i) {
     const transpose_box& tb = p.transpose_boxes[i];
@@ -174,45 +173,58 @@ void run_transpose(const plan& p, const exec_ctx& ctx) {
     }
     const nest_box& outer_box = tb.outer;
     const nest_node &na = tb.na, &nb = tb.nb;
+    // Moves columns [0, cn) of the strip whose first element is at `off`: all nb rows.
+    auto strip = [&](const strides_t& off, int64_t cn, unsigned char* scratch) {
+      if (p.bit_copy) {
+        p.transpose(ctx.src + off[kSrc] * ss, nb.stride[kSrc], ctx.dst + off[kDst] * ds,
+                    na.stride[kDst], nb.size, cn, p.stream_stores);
+        return;
+      }
+      if (p.transpose_convert) {
+        p.transpose_convert(ctx.src + off[kSrc] * ss, nb.stride[kSrc], ctx.dst + off[kDst] * ds,
+                            na.stride[kDst], nb.size, cn, ctx.q);
+        return;
+      }
+      // Transpose a block into scratch (src type, dst order), then convert its rows.
+      for (int64_t r0 = 0; r0 < nb.size; r0 += kScratchRows) {
+        const int64_t rn = std::min(kScratchRows, nb.size - r0);
+        for (int64_t cc = 0; cc < cn; cc += kScratchCols) {
+          const int64_t cm = std::min(kScratchCols, cn - cc);
+          strides_t at = off;
+          for (int op = 0; op < kOperands; ++op) {
+            at[op] += r0 * nb.stride[op] + cc * na.stride[op];
+          }
+          p.transpose(ctx.src + at[kSrc] * ss, nb.stride[kSrc], scratch, rn, rn, cm, false);
+          for (int64_t c = 0; c < cm; ++c) {
+            p.convert(scratch + c * rn * ss, ctx.dst + (at[kDst] + c * na.stride[kDst]) * ds, rn,
+                      ctx.q);
+          }
+        }
+      }
+    };
+    // Strips of >= 64 columns and about kMinElementsPerTask elements: short rows (nchw ->
+    // nChw16c has 16) would otherwise make tasks of a few KiB.
+    const int64_t kColsPerTask = std::max<int64_t>(64, (kMinElementsPerTask / nb.size) / 16 * 16);
     const int64_t col_tasks = (na.size + kColsPerTask - 1) / kColsPerTask;
     const int64_t tasks = product(outer_box, 0, outer_box.nodes.size()) * col_tasks;
     const int64_t min_chunk =
         std::max<int64_t>(1, kMinElementsPerTask / (nb.size * std::min(na.size, kColsPerTask)));
     parallel_for(tasks, min_chunk, [&](int64_t begin, int64_t end) {
       alignas(64) unsigned char scratch[kScratchRows * kScratchCols * 8];
-      for (int64_t t = begin; t < end; ++t) {
-        const int64_t o = t / col_tasks, c0 = (t % col_tasks) * kColsPerTask;
-        const int64_t cn = std::min(kColsPerTask, na.size - c0);
-        walk(outer_box, outer_box.nodes.size(), o, o + 1, [&](strides_t off) {
-          for (int op = 0; op < kOperands; ++op) off[op] += c0 * na.stride[op];
-          if (p.bit_copy) {
-            p.transpose(ctx.src + off[kSrc] * ss, nb.stride[kSrc], ctx.dst + off[kDst] * ds,
-                        na.stride[kDst], nb.size, cn, p.stream_stores);
-            return;
-          }
-          if (p.transpose_convert) {
-            p.transpose_convert(ctx.src + off[kSrc] * ss, nb.stride[kSrc],
-                                ctx.dst + off[kDst] * ds, na.stride[kDst], nb.size, cn, ctx.q);
-            return;
-          }
-          // Transpose a block into scratch (src type, dst order), then convert its rows.
-          for (int64_t r0 = 0; r0 < nb.size; r0 += kScratchRows) {
-            const int64_t rn = std::min(kScratchRows, nb.size - r0);
-            for (int64_t cc = 0; cc < cn; cc += kScratchCols) {
-              const int64_t cm = std::min(kScratchCols, cn - cc);
-              strides_t at = off;
-              for (int op = 0; op < kOperands; ++op) {
-                at[op] += r0 * nb.stride[op] + cc * na.stride[op];
-              }
-              p.transpose(ctx.src + at[kSrc] * ss, nb.stride[kSrc], scratch, rn, rn, cm, false);
-              for (int64_t c = 0; c < cm; ++c) {
-                p.convert(scratch + c * rn * ss, ctx.dst + (at[kDst] + c * na.stride[kDst]) * ds,
-                          rn, ctx.q);
-              }
-            }
-          }
-        });
-      }
+      // One walk over the chunk's outer indices, not one per task: a task can be a single small
+      // tile (oihw -> OIhw16i16o moves 16 x 9 tiles).
+      int64_t o = begin / col_tasks;
+      walk(outer_box, outer_box.nodes.size(), o, (end - 1) / col_tasks + 1,
+           [&](const strides_t& base) {
+             const int64_t t_end = std::min(end, (o + 1) * col_tasks);
+             for (int64_t t = std::max(begin, o * col_tasks); t < t_end; ++t) {
+               const int64_t c0 = (t % col_tasks) * kColsPerTask;
+               strides_t off = base;
+               for (int op = 0; op < kOperands; ++op) off[op] += c0 * na.stride[op];
+               strip(off, std::min(kColsPerTask, na.size - c0), scratch);
+             }
+             ++o;
+           });
     });
   }
 }

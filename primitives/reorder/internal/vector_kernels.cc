@@ -169,7 +169,7 @@ inline constexpr int kRegisterTile =
 
 #if defined(__AVX512F__)
 // Transposes 16 registers of 16 32-bit lanes in place.
-inline void transpose_registers(__m512 r[16]) {
+[[gnu::always_inline]] inline void transpose_registers(__m512 r[16]) {
   __m512 t[16];
   for (int i = 0; i < 16; i += 2) {
     t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
@@ -194,7 +194,7 @@ inline void transpose_registers(__m512 r[16]) {
 }
 
 // Loads rows [0, rn) of cn lanes (masked: no access past them), zeros elsewhere, and transposes.
-inline void load_transposed(const float* src, int64_t src_ld, int rn, int cn, __m512 r[16]) {
+[[gnu::always_inline]] inline void load_transposed(const float* src, int64_t src_ld, int rn, int cn, __m512 r[16]) {
   if (rn == 16 && cn == 16) {
     for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(src + i * src_ld);
   } else {
@@ -207,7 +207,7 @@ inline void load_transposed(const float* src, int64_t src_ld, int rn, int cn, __
 }
 
 // dst rows [0, cn) of rn lanes; full aligned tiles may bypass the cache (stream).
-inline void transpose16x16(const float* src, int64_t src_ld, float* dst, int64_t dst_ld, int rn,
+[[gnu::always_inline]] inline void transpose16x16(const float* src, int64_t src_ld, float* dst, int64_t dst_ld, int rn,
                            int cn, bool stream) {
   __m512 r[16];
   load_transposed(src, src_ld, rn, cn, r);
