@@ -96,10 +96,10 @@ absl::StatusOr<memory_desc> memory_desc::with_blocking(absl::Span<const dim_t> d
                                                      " is negative; strides must be >= 0"));
     }
     md.blocking_.strides[d] = stride;
-    // Padded dims: the dims rounded up to a multiple of their block product.
-    const dim_t blocks = (dims[d] + block_of[d] - 1) / block_of[d];
+    // Padded dims: the dims rounded up to a multiple of their block product. The bound is checked
+    // before the rounding sum, which would itself overflow.
     if (dims[d] > std::numeric_limits<dim_t>::max() - block_of[d] ||
-        mul_overflows(blocks, block_of[d], &md.padded_dims_[d])) {
+        mul_overflows((dims[d] + block_of[d] - 1) / block_of[d], block_of[d], &md.padded_dims_[d])) {
       return absl::InvalidArgumentError(absl::StrCat("memory_desc: dims[", d, "] = ", dims[d],
                                                      " padded to a multiple of ", block_of[d],
                                                      " overflows int64"));

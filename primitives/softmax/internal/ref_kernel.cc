@@ -119,6 +119,8 @@ void ref_rows(const problem& prob, const ref_buffers& buf, dim_t begin, dim_t en
 }
 
 void zero_padding(const memory_desc& md, void* data) {
+  // A tensor with a zero-size dim has no bytes (size_bytes() == 0), padding included.
+  if (md.nelems() == 0) return;
   const int rank = md.rank();
   const auto dims = md.dims();
   const auto padded = md.padded_dims();
