@@ -270,10 +270,9 @@ TEST(Errors, ByteCountOverflowIsRejectedAtTheBoundary) {
   EXPECT_FALSE(make_memory_desc({1, kMax - 100}, data_type::u8, "aB16b").ok());
 }
 
-// Disabled: finds a bug in core (docs/reliability.md, Findings): with_blocking computes
-// dims[d] + block - 1 before its overflow check, so dims within a block of INT64_MAX are signed
-// overflow (UBSan aborts under --config=asan). Enable when core checks first.
-TEST(Errors, DISABLED_DimsNearInt64MaxAreRejectedWithoutUndefinedBehaviour) {
+// Regression (docs/reliability.md, finding 3): with_blocking once computed dims[d] + block - 1
+// before its overflow check (UB for dims within a block of INT64_MAX).
+TEST(Errors, DimsNearInt64MaxAreRejectedWithoutUndefinedBehaviour) {
   EXPECT_FALSE(memory_desc::with_strides({kMax}, data_type::u8, {1}).ok());
   EXPECT_FALSE(make_memory_desc({kMax, kMax}, data_type::u8, "ab").ok());
   EXPECT_FALSE(make_memory_desc({1, kMax - 1}, data_type::u8, "aB16b").ok());
