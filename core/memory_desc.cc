@@ -118,8 +118,9 @@ absl::StatusOr<memory_desc> memory_desc::any(absl::Span<const dim_t> dims, data_
   md.kind_ = format_kind::any;
   std::copy(dims.begin(), dims.end(), md.dims_.begin());
   std::copy(dims.begin(), dims.end(), md.padded_dims_.begin());
+  const bool empty = std::find(dims.begin(), dims.end(), 0) != dims.end();  // nothing to count
   dim_t n = 1;
-  for (dim_t d : dims) {
+  for (dim_t d : empty ? absl::Span<const dim_t>() : dims) {
     if (mul_overflows(n, d, &n)) {
       return absl::InvalidArgumentError(
           absl::StrCat("memory_desc: the element count of dims ", dims_str(dims), " overflows int64"));
@@ -199,6 +200,7 @@ absl::Status memory_desc::check_size() const {
                                                    " (dims ", dims_str(dims()),
                                                    ") is more bytes than int64 can count"));
   }
+  if (nelems() == 0) return absl::OkStatus();  // empty: no element count to overflow
   dim_t n = 1;
   for (int d = 0; d < rank_; ++d) {
     if (mul_overflows(n, padded_dims_[d], &n)) {
@@ -244,6 +246,11 @@ bool memory_desc::max_extent(int64_t* out) const {
 
 dim_t memory_desc::nelems(bool with_padding) const {
   if (kind_ == format_kind::undef) return 0;
+  // A zero-size dim first: the other dims' product may exceed int64 (only non-empty element counts
+  // are checked at construction), and the order of the dims must not matter (permute_axes).
+  for (int d = 0; d < rank_; ++d) {
+    if (dims_[d] == 0) return 0;
+  }
   dim_t n = 1;
   for (int d = 0; d < rank_; ++d) n *= with_padding ? padded_dims_[d] : dims_[d];
   return n;
@@ -336,7 +343,14 @@ absl::StatusOr<memory_desc> memory_desc::submemory(absl::Span<const dim_t> sub_d
     const bool right_border = offsets[d] + sub_dims[d] == dims_[d];
     md.dims_[d] = sub_dims[d];
     md.padded_dims_[d] = right_border ? padded_dims_[d] - offsets[d] : sub_dims[d];
-    md.offset0_ += offsets[d] / blocks[d] * blocking_.strides[d];
+    // Only an empty parent (a zero-size dim accepts any strides) can push this past int64.
+    dim_t shift = 0;
+    if (mul_overflows(offsets[d] / blocks[d], blocking_.strides[d], &shift) ||
+        __builtin_add_overflow(md.offset0_, shift, &md.offset0_)) {
+      return absl::InvalidArgumentError(absl::StrCat("submemory: offset ", offsets[d], " on dim ", d,
+                                                     " times stride ", blocking_.strides[d],
+                                                     " moves offset0 past int64"));
+    }
   }
   return md;
 }

@@ -4,6 +4,7 @@
 #include "tessera/core/memory_desc.h"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <set>
@@ -205,6 +206,32 @@ TEST(MemoryDesc, SizeCoversTheInnerBlockWhateverTheUnusedStride) {
   for (dim_t i = 0; i < md->padded_dims()[0]; ++i) {
     EXPECT_LT(md->offset({i}) * 4, md->size_bytes()) << i;
   }
+}
+
+// Empty tensors: the order of the dims must not decide whether the other dims' product
+// overflows, and a submemory of an empty parent (any strides are accepted there) must not move
+// offset0 past int64 (both found by fuzz_memory_desc under UBSan).
+TEST(MemoryDesc, EmptyTensorsWithHugeOtherDims) {
+  const dim_t big = dim_t{1} << 40;
+  for (auto dims : {std::vector<dim_t>{0, big, big}, std::vector<dim_t>{big, big, 0}}) {
+    auto md = memory_desc::with_strides(dims, data_type::f32, {1, 1, 1});
+    ASSERT_TRUE(md.ok()) << md.status();
+    EXPECT_EQ(md->nelems(), 0);
+    EXPECT_EQ(md->size_bytes(), 0);
+    auto p = md->permute_axes({2, 1, 0});
+    ASSERT_TRUE(p.ok()) << p.status();
+    EXPECT_EQ(p->nelems(true), 0);
+    EXPECT_EQ(p->size_bytes(), 0);
+    auto a = memory_desc::any(dims, data_type::f32);
+    ASSERT_TRUE(a.ok()) << a.status();
+    EXPECT_EQ(a->nelems(), 0);
+  }
+  const dim_t huge = std::numeric_limits<dim_t>::max() / 2;
+  auto md = memory_desc::with_strides({0, 4}, data_type::f32, {1, huge});
+  ASSERT_TRUE(md.ok()) << md.status();
+  auto sub = md->submemory({0, 1}, {0, 3});
+  ASSERT_FALSE(sub.ok());
+  EXPECT_NE(std::string(sub.status().message()).find("offset0"), std::string::npos) << sub.status();
 }
 
 TEST(MemoryDesc, SubmemoryOffsetsEqualParentOffsets) {
