@@ -106,6 +106,41 @@ TEST(Softmax, InPlaceEqualsOutOfPlace) {
   }
 }
 
+// nChw16c / nChw8c along C: the vector kernels take four neighbouring rows at once; rows that are
+// all -Inf among them (NaN for softmax, 0 for softmax_inf_as_zero), a partial last block, and a
+// row count that is not a multiple of four.
+TEST(Softmax, BlockedAxisFourRowsAtOnce) {
+  for (dim_t block : {16, 8}) {
+    const std::vector<dim_t> dims = {1, 37, 3, 3};  // 9 rows
+    const memory_desc md = blocked(dims, data_type::f32, 1, block);
+    std::vector<double> values(md.nelems());
+    for (size_t i = 0; i < values.size(); ++i) values[i] = std::sin(0.37 * i) * 20;
+    for (dim_t c = 0; c < 37; ++c) {
+      values[c * 9 + 1] = -INFINITY;  // row (h 0, w 1)
+      values[c * 9 + 6] = -INFINITY;  // row (h 2, w 0)
+    }
+    for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::softmax_inf_as_zero}) {
+      for (const std::string& filter : softmax_test::kernel_filters()) {
+        auto fwd = softmax_forward::create(alg, md, md, 1, {}, {filter});
+        if (!fwd.ok()) continue;
+        auto src = buffer(md), dst = buffer(md);
+        testing::write_logical(md, src.data(), values);
+        ASSERT_TRUE(fwd->execute({{arg::src, {md, src.data()}}, {arg::dst, {md, dst.data()}}}).ok());
+        const auto want = testing::softmax_forward_reference(alg, md, src.data(), 1);
+        const auto got = testing::read_logical(md, dst.data());
+        for (size_t i = 0; i < want.size(); ++i) {
+          if (std::isnan(want[i])) {
+            ASSERT_TRUE(std::isnan(got[i])) << fwd->impl_name() << " element " << i;
+          } else {
+            ASSERT_NEAR(got[i], want[i], 4 * 0x1p-23 * std::fabs(want[i]))
+                << fwd->impl_name() << " block " << block << " element " << i;
+          }
+        }
+      }
+    }
+  }
+}
+
 // Blocked destinations: padding is written as zero whatever the buffer held.
 TEST(Softmax, PaddingOfDestinationIsZero) {
   const std::vector<dim_t> dims = {2, 17, 3, 3};
