@@ -387,12 +387,16 @@ absl::StatusOr<memory_desc> memory_desc::reshape(absl::Span<const dim_t> new_dim
   const int o_rank = static_cast<int>(new_dims.size());
   TESSERA_RETURN_IF_ERROR(check_rank(o_rank, "reshape"));
   if (kind_ == format_kind::undef) return absl::InvalidArgumentError("reshape: the descriptor is undef");
-  dim_t volume = 1;
   for (int d = 0; d < o_rank; ++d) {
     if (new_dims[d] < 0) {
       return absl::InvalidArgumentError(
           absl::StrCat("reshape: new dims[", d, "] = ", new_dims[d], " is negative in ", dims_str(new_dims)));
     }
+  }
+  // Zero-size dims first, so that the order of the dims does not decide whether the product overflows.
+  const bool empty = std::find(new_dims.begin(), new_dims.end(), 0) != new_dims.end();
+  dim_t volume = empty ? 0 : 1;
+  for (int d = 0; d < o_rank && !empty; ++d) {
     if (mul_overflows(volume, new_dims[d], &volume)) {
       return absl::InvalidArgumentError(absl::StrCat("reshape: new dims ", dims_str(new_dims), " overflow int64"));
     }
@@ -402,6 +406,20 @@ absl::StatusOr<memory_desc> memory_desc::reshape(absl::Span<const dim_t> new_dim
                                                    " elements but dims ", dims_str(dims()), " hold ", nelems()));
   }
   if (kind_ == format_kind::any) return any(new_dims, dt_);
+  if (volume == 0) {
+    // No element keeps an offset, and an empty tensor accepts any strides (whose products may not
+    // fit int64): the result is the dense row-major layout of the new dims.
+    std::array<dim_t, kMaxRank> strides{};
+    dim_t stride = 1;
+    for (int d = o_rank - 1; d >= 0; --d) {
+      strides[d] = stride;
+      if (d > 0 && mul_overflows(stride, std::max<dim_t>(new_dims[d], 1), &stride)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("reshape: the dense strides of new dims ", dims_str(new_dims), " overflow int64"));
+      }
+    }
+    return with_strides(new_dims, dt_, {strides.data(), static_cast<size_t>(o_rank)});
+  }
 
   memory_desc md = *this;
   md.rank_ = o_rank;
@@ -449,11 +467,11 @@ absl::StatusOr<memory_desc> memory_desc::reshape(absl::Span<const dim_t> new_dim
       while (i_vol != o_vol) {
         if (i_vol < o_vol) {
           if (i_begin == 0) return fail("no group of dims has matching volume");
-          i_vol *= i_dims[--i_begin];
+          if (mul_overflows(i_vol, i_dims[--i_begin], &i_vol)) return fail("a group of dims overflows int64");
           if (i_vol == 0) return fail("a zero-size dim can only be kept, not merged");
         } else {
           if (o_begin == 0) return fail("no group of dims has matching volume");
-          o_vol *= new_dims[--o_begin];
+          if (mul_overflows(o_vol, new_dims[--o_begin], &o_vol)) return fail("a group of new dims overflows int64");
           if (o_vol == 0) return fail("a zero-size dim can only be kept, not merged");
         }
       }
@@ -468,7 +486,11 @@ absl::StatusOr<memory_desc> memory_desc::reshape(absl::Span<const dim_t> new_dim
         if (i_begin == rank_) {
           stride = inner_block_size();
         } else {
-          stride = i_strides[i_begin] * i_dims[i_begin] / blocks[i_begin];
+          // Only an empty tensor (any strides are accepted there) can overflow this.
+          if (mul_overflows(i_strides[i_begin], i_dims[i_begin], &stride)) {
+            return fail(absl::StrCat("stride ", i_strides[i_begin], " of dim ", i_begin, " overflows int64"));
+          }
+          stride /= blocks[i_begin];
         }
         md.dims_[o_begin] = 1;
         md.padded_dims_[o_begin] = 1;

@@ -226,6 +226,16 @@ TEST(MemoryDesc, EmptyTensorsWithHugeOtherDims) {
     ASSERT_TRUE(a.ok()) << a.status();
     EXPECT_EQ(a->nelems(), 0);
   }
+  // Reshaping an empty tensor: no offsets to keep, whatever the parent's strides.
+  auto wide = memory_desc::with_strides({0, 4, 8}, data_type::f32, {1, std::numeric_limits<dim_t>::max() / 4, 3});
+  ASSERT_TRUE(wide.ok()) << wide.status();
+  auto r = wide->reshape({32, 0});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->nelems(), 0);
+  EXPECT_EQ(r->size_bytes(), 0);
+  EXPECT_TRUE(wide->reshape({big, big, 0}).ok());        // strides 2^40, 1, 1 fit
+  EXPECT_FALSE(wide->reshape({big, big, big, 0}).ok());  // a stride of 2^80: an error, not UB
+
   const dim_t huge = std::numeric_limits<dim_t>::max() / 2;
   auto md = memory_desc::with_strides({0, 4}, data_type::f32, {1, huge});
   ASSERT_TRUE(md.ok()) << md.status();
