@@ -67,43 +67,9 @@ inline data_type decode_type(byte_reader& in) {
   return kTypes[in.u8() % 10];
 }
 
-// Known bug (docs/reliability.md, "Findings"): memory_desc::size_bytes() ignores the inner block
-// when a blocked dim has a single outer position whose stride is smaller than the inner block
-// (e.g. dims {2}, blocks 6 and 32 on dim 0, stride 118: offsets reach 191, size says 118), so a
-// buffer of size_bytes() is too small. Until core fixes it the targets skip such descriptors, so
-// that a long run can look for other bugs; build with -DTESSERA_FUZZ_KEEP_KNOWN_BUGS to see it.
-inline bool hits_known_size_bug(const memory_desc& md) {
-#ifdef TESSERA_FUZZ_KEEP_KNOWN_BUGS
-  return false;
-#else
-  if (md.kind() != format_kind::blocked || md.blocking().inner_nblks == 0) return false;
-  const int64_t elem_bits = bits_of(md.dt());
-  if (elem_bits == 0 || md.nelems(true) == 0) return false;
-  dim_t inner = 1;
-  for (int k = 0; k < md.blocking().inner_nblks; ++k) inner *= md.blocking().inner_blks[k];
-  return md.size_bytes() * 8 / elem_bits - md.offset0() < inner;
-#endif
-}
-
 inline absl::StatusOr<memory_desc> decode_desc(byte_reader& in, const std::vector<dim_t>& dims,
                                                data_type dt) {
   const int rank = static_cast<int>(dims.size());
-#ifndef TESSERA_FUZZ_KEEP_KNOWN_BUGS
-  // Known bug (docs/reliability.md): with_blocking rounds dims up to their block product with
-  // `dims[d] + block - 1` before checking for overflow (UB for dims near INT64_MAX).
-  for (dim_t d : dims) {
-    if (d > INT64_MAX - (dim_t{1} << 20)) return absl::FailedPreconditionError("skipped");
-  }
-  // Known bug (docs/reliability.md): with a dim of 0, huge other dims are accepted and
-  // nelems() / size_bytes() then overflow multiplying them (UB).
-  bool zero = false, overflow = false;
-  dim_t product = 1;
-  for (dim_t d : dims) {
-    if (d == 0) zero = true;
-    else if (d > 0 && __builtin_mul_overflow(product, d, &product)) overflow = true;
-  }
-  if (zero && overflow) return absl::FailedPreconditionError("skipped");
-#endif
   switch (in.u8() % 3) {
     case 0: {
       const std::string tag = in.text(in.u8() % 24);
@@ -123,7 +89,8 @@ inline absl::StatusOr<memory_desc> decode_desc(byte_reader& in, const std::vecto
         const int d = order[i];
         strides[d] = s;
         // Saturating: huge dims must reach with_strides' own overflow check, not wrap here.
-        const dim_t room = std::max<dim_t>(dims[d], 1) + gap[d];
+        const dim_t extent = std::max<dim_t>(dims[d], 1);
+        const dim_t room = extent > INT64_MAX - gap[d] ? INT64_MAX : extent + gap[d];
         s = (room > 0 && s > INT64_MAX / room) ? INT64_MAX : s * room;
       }
       return memory_desc::with_strides(dims, dt, strides);
@@ -136,11 +103,7 @@ inline absl::StatusOr<memory_desc> decode_desc(byte_reader& in, const std::vecto
         b.inner_idxs[k] = in.u8() % (rank + 1);
       }
       for (int d = 0; d < rank; ++d) b.strides[d] = in.i16();
-      absl::StatusOr<memory_desc> md = memory_desc::with_blocking(dims, dt, b);
-      if (md.ok() && hits_known_size_bug(*md)) {
-        return absl::FailedPreconditionError("skipped: known size_bytes bug");
-      }
-      return md;
+      return memory_desc::with_blocking(dims, dt, b);
     }
   }
 }

@@ -95,7 +95,8 @@ std::vector<double> softmax_forward_reference(softmax_alg alg, const memory_desc
   const auto st = logical_strides(src);
   const int64_t len = src.dims()[axis];
   const int64_t inner = st[axis];
-  const int64_t outer = len == 0 ? 0 : static_cast<int64_t>(x.size()) / (len * inner);
+  // inner is 0 when a dim after the axis is 0: then, like len == 0, there is no row.
+  const int64_t outer = len == 0 || inner == 0 ? 0 : static_cast<int64_t>(x.size()) / (len * inner);
   const double inf = std::numeric_limits<double>::infinity();
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t i = 0; i < inner; ++i) {
@@ -145,7 +146,7 @@ std::vector<double> softmax_backward_reference(softmax_alg alg, const memory_des
   const auto st = logical_strides(dst);
   const int64_t len = dst.dims()[axis];
   const int64_t inner = st[axis];
-  const int64_t outer = len == 0 ? 0 : static_cast<int64_t>(y.size()) / (len * inner);
+  const int64_t outer = len == 0 || inner == 0 ? 0 : static_cast<int64_t>(y.size()) / (len * inner);
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t i = 0; i < inner; ++i) {
       const int64_t base = o * len * inner + i;
