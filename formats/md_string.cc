@@ -25,10 +25,20 @@ std::string inferred_tag(const memory_desc& md) {
   const blocking_desc& b = md.blocking();
   std::array<int, kMaxRank> order{};
   for (int d = 0; d < md.rank(); ++d) order[d] = d;
-  std::stable_sort(order.begin(), order.begin() + md.rank(),
-                   [&](int x, int y) { return b.strides[x] > b.strides[y]; });
   std::array<bool, kMaxRank> blocked{};
-  for (int k = 0; k < b.inner_nblks; ++k) blocked[b.inner_idxs[k]] = true;
+  std::array<dim_t, kMaxRank> block_product{};
+  block_product.fill(1);
+  for (int k = 0; k < b.inner_nblks; ++k) {
+    blocked[b.inner_idxs[k]] = true;
+    block_product[b.inner_idxs[k]] *= b.inner_blks[k];
+  }
+  // Equal strides: a dim with a single outer position (size 0 or 1, or held by its blocks) takes
+  // the stride of the dim inside it, so it is the inner one ("ba" with dims 1x10 has strides 1,1).
+  auto single = [&](int d) { return md.padded_dims()[d] / block_product[d] <= 1; };
+  std::stable_sort(order.begin(), order.begin() + md.rank(), [&](int x, int y) {
+    if (b.strides[x] != b.strides[y]) return b.strides[x] > b.strides[y];
+    return !single(x) && single(y);
+  });
   std::string s;
   for (int k = 0; k < md.rank(); ++k) {
     s += static_cast<char>((blocked[order[k]] ? 'A' : 'a') + order[k]);
