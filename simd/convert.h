@@ -27,6 +27,7 @@
 
 #include "tessera/core/data_type.h"
 #include "tessera/simd/arch.h"
+#include "tessera/simd/select.h"
 #include "tessera/simd/internal/int_lanes.h"
 #include "tessera/simd/tail.h"
 #include "xsimd/xsimd.hpp"
@@ -100,12 +101,12 @@ i32_batch<Arch> f32_to_format_bits(f32_batch<Arch> v) {
     // the FPU round (half to even) exactly where the format would; its low bits are the result.
     const f32_batch<Arch> magic(exp2i(1 - F::kBias - F::kMantBits + 23));
     const ib subnormal = as_i32(as_f32(abs) + magic) - as_i32(magic);
-    result = xsimd::select(abs < ib(F::kMinNormalF32Bits), subnormal, result);
+    result = ::tessera::simd::select(abs < ib(F::kMinNormalF32Bits), subnormal, result);
   }
-  result = xsimd::select(result > ib(F::kMaxFinite), ib(F::kHasInf ? F::kExpMask : F::kNan), result);
+  result = ::tessera::simd::select(result > ib(F::kMaxFinite), ib(F::kHasInf ? F::kExpMask : F::kNan), result);
   ib nan = ib(F::kNan);
   if constexpr (F::kHasInf) nan = nan | ((abs >> F::kShift) & ib(F::kMantMask));
-  result = xsimd::select(abs > ib(0x7F800000), nan, result);
+  result = ::tessera::simd::select(abs > ib(0x7F800000), nan, result);
   return result | sign;
 }
 
@@ -122,14 +123,14 @@ f32_batch<Arch> format_bits_to_f32(i32_batch<Arch> bits) {
     // Exponent 0: abs * 2^(1 - bias - mant_bits), exact (every such value is normal in f32).
     const f32_batch<Arch> unit(exp2i(1 - F::kBias - F::kMantBits));
     const ib subnormal = as_i32(xsimd::to_float(abs) * unit);
-    result = xsimd::select(abs < ib(1 << F::kMantBits), subnormal, result);
+    result = ::tessera::simd::select(abs < ib(1 << F::kMantBits), subnormal, result);
     if constexpr (F::kHasInf) {
       const ib mant = abs & ib(F::kMantMask);
-      const ib quiet = xsimd::select(mant != ib(0), ib(0x00400000), ib(0));
+      const ib quiet = ::tessera::simd::select(mant != ib(0), ib(0x00400000), ib(0));
       const ib special = ib(0x7F800000) | (mant << F::kShift) | quiet;
-      result = xsimd::select(abs >= ib(F::kExpMask), special, result);
+      result = ::tessera::simd::select(abs >= ib(F::kExpMask), special, result);
     } else {
-      result = xsimd::select(abs == ib(F::kNan), ib(0x7FC00000 | (F::kMantMask << F::kShift)), result);
+      result = ::tessera::simd::select(abs == ib(F::kNan), ib(0x7FC00000 | (F::kMantMask << F::kShift)), result);
     }
     return as_f32(result | sign);
   }
@@ -145,12 +146,12 @@ i32_batch<Arch> f32_to_int(f32_batch<Arch> v) {
   if constexpr (std::is_same_v<Int, int32_t>) {
     // cvtps2dq gives INT32_MIN for NaN and out-of-range values: right for v < -2^31 only.
     const ib r = xsimd::nearbyint_as_int(v);
-    return as_i32(xsimd::select(v < fb(2147483648.f), as_f32(r), as_f32(ib(limits::max()))));
+    return as_i32(::tessera::simd::select(v < fb(2147483648.f), as_f32(r), as_f32(ib(limits::max()))));
   } else {
     const fb clamped = xsimd::min(xsimd::max(v, fb(limits::lowest())), fb(limits::max()));
     const ib r = xsimd::nearbyint_as_int(clamped);
     const ib nan_value(std::is_signed_v<Int> ? limits::max() : 0);
-    return as_i32(xsimd::select(xsimd::isnan(v), as_f32(nan_value), as_f32(r)));
+    return as_i32(::tessera::simd::select(xsimd::isnan(v), as_f32(nan_value), as_f32(r)));
   }
 }
 

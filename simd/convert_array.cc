@@ -23,18 +23,23 @@ constexpr absl::string_view short_name() {
 
 template <class Src, class Dst>
 struct kernel_name {
-  static constexpr auto storage = [] {
+  // The length is kept beside the characters: g++ 12 does not take strlen of a static array as a
+  // constant expression.
+  struct chars {
+    std::array<char, 40> text{};
+    size_t size = 0;
+  };
+  static constexpr chars storage = [] {
     constexpr absl::string_view prefix = "convert_";
     constexpr absl::string_view to = "_to_";
-    std::array<char, 40> s{};
-    size_t k = 0;
-    for (char c : prefix) s[k++] = c;
-    for (char c : short_name<Src>()) s[k++] = c;
-    for (char c : to) s[k++] = c;
-    for (char c : short_name<Dst>()) s[k++] = c;
+    chars s;
+    for (char c : prefix) s.text[s.size++] = c;
+    for (char c : short_name<Src>()) s.text[s.size++] = c;
+    for (char c : to) s.text[s.size++] = c;
+    for (char c : short_name<Dst>()) s.text[s.size++] = c;
     return s;
   }();
-  static constexpr absl::string_view value{storage.data()};
+  static constexpr absl::string_view value{storage.text.data(), storage.size};
 };
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "tessera/simd/select.h"
 #include "xsimd/xsimd.hpp"
 
 namespace tessera::simd {
@@ -45,7 +46,7 @@ xsimd::batch<float, Arch> exp_f32(xsimd::batch<float, Arch> x) {
   const fb s1 = xsimd::bitwise_cast<fb>((n1 + ib(127)) << 23);
   const fb s2 = xsimd::bitwise_cast<fb>((n2 + ib(127)) << 23);
   const fb result = (p * s1) * s2;
-  return xsimd::select(xsimd::isnan(x), x + x, result);
+  return ::tessera::simd::select(xsimd::isnan(x), x + x, result);
 }
 
 template <class Arch>
@@ -54,15 +55,15 @@ xsimd::batch<float, Arch> log_f32(xsimd::batch<float, Arch> x) {
   using ib = xsimd::batch<int32_t, Arch>;
   // Denormals: scale by 2^23 (exact) so the exponent field is meaningful.
   const auto denormal = x < fb(std::numeric_limits<float>::min());
-  const fb xs = xsimd::select(denormal, x * fb(8388608.f), x);
+  const fb xs = ::tessera::simd::select(denormal, x * fb(8388608.f), x);
   const ib bits = xsimd::bitwise_cast<ib>(xs);
   const ib e = (bits >> 23) - ib(126);  // xs = m * 2^e with m in [0.5, 1)
   fb m = xsimd::bitwise_cast<fb>((bits & ib(0x007FFFFF)) | ib(0x3F000000));
   // m in [sqrt(1/2), sqrt(2)) - 1, so the polynomial sees |m| < 0.42.
   const auto small = m < fb(0.707106781186547524f);
-  m = xsimd::select(small, m + m, m) - fb(1.f);
-  const fb ef = xsimd::to_float(e) - xsimd::select(denormal, fb(23.f), fb(0.f)) -
-                xsimd::select(small, fb(1.f), fb(0.f));
+  m = ::tessera::simd::select(small, m + m, m) - fb(1.f);
+  const fb ef = xsimd::to_float(e) - ::tessera::simd::select(denormal, fb(23.f), fb(0.f)) -
+                ::tessera::simd::select(small, fb(1.f), fb(0.f));
   const fb z = m * m;
   fb y(7.0376836292e-2f);
   y = xsimd::fma(y, m, fb(-1.1514610310e-1f));
@@ -79,10 +80,10 @@ xsimd::batch<float, Arch> log_f32(xsimd::batch<float, Arch> x) {
   fb result = m + y;
   result = xsimd::fma(ef, fb(0.693359375f), result);
   const fb inf(std::numeric_limits<float>::infinity());
-  result = xsimd::select(x == fb(0.f), -inf, result);
-  result = xsimd::select(x == inf, inf, result);
-  result = xsimd::select(x < fb(0.f), fb(std::numeric_limits<float>::quiet_NaN()), result);
-  return xsimd::select(xsimd::isnan(x), x + x, result);
+  result = ::tessera::simd::select(x == fb(0.f), -inf, result);
+  result = ::tessera::simd::select(x == inf, inf, result);
+  result = ::tessera::simd::select(x < fb(0.f), fb(std::numeric_limits<float>::quiet_NaN()), result);
+  return ::tessera::simd::select(xsimd::isnan(x), x + x, result);
 }
 
 }  // namespace tessera::simd

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "tessera/simd/math.h"
+#include "tessera/simd/select.h"
 #include "tessera/simd/reduce.h"
 #include "tessera/simd/tail.h"
 #include "xsimd/xsimd.hpp"
@@ -53,7 +54,7 @@ float max_kernel(const float* src, int64_t n) {
     m = xsimd::max(m, v);
     nan_seen = nan_seen | xsimd::isnan(v);
   }
-  return reduce_max(xsimd::select(nan_seen, batch(std::numeric_limits<float>::quiet_NaN()), m));
+  return reduce_max(::tessera::simd::select(nan_seen, batch(std::numeric_limits<float>::quiet_NaN()), m));
 }
 
 template <class Arch>

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "tessera/simd/select.h"
 #include "xsimd/xsimd.hpp"
 
 namespace tessera::reorder_internal {
@@ -65,7 +66,7 @@ f32x<Arch> load_as_f32(const S* p) {
 // ordered compare and is false for NaN.
 template <class Arch>
 s32x<Arch> to_int_saturated(f32x<Arch> x, float lo, float hi, float nan_value) {
-  x = xsimd::select(!(x == x), f32x<Arch>(nan_value), x);
+  x = ::tessera::simd::select(!(x == x), f32x<Arch>(nan_value), x);
   x = xsimd::min(xsimd::max(x, f32x<Arch>(lo)), f32x<Arch>(hi));
   return xsimd::nearbyint_as_int(x);  // MXCSR round-to-nearest-even
 }
@@ -81,7 +82,7 @@ void store_from_f32(f32x<Arch> x, D* p) {
     const u32x<Arch> rounded = (bits + u32x<Arch>(0x7FFFu) + lsb) >> 16;
     const u32x<Arch> quiet = (bits >> 16) | u32x<Arch>(0x40u);  // NaN: payload kept, quiet bit set
     const auto is_nan = (bits & u32x<Arch>(0x7FFFFFFFu)) > u32x<Arch>(0x7F800000u);
-    const u32x<Arch> out = xsimd::select(is_nan, quiet, rounded);
+    const u32x<Arch> out = ::tessera::simd::select(is_nan, quiet, rounded);
     if constexpr (kAvx512<Arch>) {
 #if defined(__AVX512F__)
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_cvtepi32_epi16(out));
@@ -95,9 +96,9 @@ void store_from_f32(f32x<Arch> x, D* p) {
     // INT32_MAX has no f32: clamp to the largest f32 below 2^31 and add the missing 127 to the
     // lanes that were at or above 2^31 (NaN counts as above: it becomes INT32_MAX).
     constexpr float kTwo31 = 2147483648.f;
-    const f32x<Arch> big = xsimd::select(!(x == x), f32x<Arch>(kTwo31), x);
+    const f32x<Arch> big = ::tessera::simd::select(!(x == x), f32x<Arch>(kTwo31), x);
     const s32x<Arch> fix = xsimd::nearbyint_as_int(
-        xsimd::select(big >= f32x<Arch>(kTwo31), f32x<Arch>(127.f), f32x<Arch>(0.f)));
+        ::tessera::simd::select(big >= f32x<Arch>(kTwo31), f32x<Arch>(127.f), f32x<Arch>(0.f)));
     (to_int_saturated<Arch>(big, -kTwo31, 2147483520.f, 0.f) + fix).store_unaligned(p);
   } else {
     constexpr bool is_signed = std::is_same_v<D, int8_t>;

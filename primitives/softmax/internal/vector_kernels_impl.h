@@ -24,6 +24,7 @@
 
 #include "tessera/core/data_type.h"
 #include "tessera/simd/convert.h"
+#include "tessera/simd/select.h"
 #include "tessera/simd/math.h"
 #include "tessera/simd/reduce.h"
 #include "tessera/simd/tail.h"
@@ -60,7 +61,7 @@ template <class A, class T>
 vf<A> load_partial(const T* p, int n, float fill) {
   const vf<A> v = simd::load_f32<A>(p, n);
   if (fill == 0.f) return v;
-  return xsimd::select(lane_index<A>() < vf<A>(static_cast<float>(n)), v, vf<A>(fill));
+  return ::tessera::simd::select(lane_index<A>() < vf<A>(static_cast<float>(n)), v, vf<A>(fill));
 }
 
 // ---- arithmetic ----------------------------------------------------------------------------
@@ -112,7 +113,7 @@ vf<A> log_diff(vf<A> x, vf<A> m, vf<A> l) {
   F d = x - m;
   F bb = d - x;
   F err = (x - (d - bb)) + (-m - bb);
-  err = xsimd::select(xsimd::abs(err) < F(1e-3f), err, F(0.f));
+  err = ::tessera::simd::select(xsimd::abs(err) < F(1e-3f), err, F(0.f));
   return (d - l) + err;
 }
 
@@ -186,16 +187,16 @@ struct split_sum {
   vf<A> count = vf<A>(0.f);
   void add(vf<A> x, vf<A> m, vf<A> e) {
     const auto at_max = x == m;
-    count = count + xsimd::select(at_max, vf<A>(1.f), vf<A>(0.f));
-    rest.add(xsimd::select(at_max, vf<A>(0.f), e));
+    count = count + ::tessera::simd::select(at_max, vf<A>(1.f), vf<A>(0.f));
+    rest.add(::tessera::simd::select(at_max, vf<A>(0.f), e));
   }
   // Four vectors at once: their f32 pairwise sum (two roundings of terms <= 1) is widened once.
   void add4(const vf<A>* x, vf<A> m, const vf<A>* e) {
     vf<A> r[4];
     for (int j = 0; j < 4; ++j) {
       const auto at_max = x[j] == m;
-      count = count + xsimd::select(at_max, vf<A>(1.f), vf<A>(0.f));
-      r[j] = xsimd::select(at_max, vf<A>(0.f), e[j]);
+      count = count + ::tessera::simd::select(at_max, vf<A>(1.f), vf<A>(0.f));
+      r[j] = ::tessera::simd::select(at_max, vf<A>(0.f), e[j]);
     }
     rest.add((r[0] + r[1]) + (r[2] + r[3]));
   }
@@ -304,7 +305,7 @@ void forward_four_rows(const kernel_args& k, dim_t row0) {
   if (tail) {
     for (int j = 0; j < R; ++j) {
       const auto inside = lane_index<A>() < F(static_cast<float>(tail));
-      const F e = xsimd::select(inside, exp_diff<A>(load_partial<A>(src[j] + off, tail, 0.f), m[j]),
+      const F e = ::tessera::simd::select(inside, exp_diff<A>(load_partial<A>(src[j] + off, tail, 0.f), m[j]),
                                 F(0.f));
       simd::store_f32(dst[j] + off, e, tail);
       part[j] = part[j] + e;
@@ -419,8 +420,8 @@ void forward_dense(const kernel_args& k, dim_t begin, dim_t end) {
         // Lanes past the row hold -Inf - max: exp gives 0, or NaN when max is -Inf too.
         if (rest != W) {
           const auto inside = lane_index<A>() < F(static_cast<float>(rest));
-          e = xsimd::select(inside, e, F(0.f));
-          x = xsimd::select(inside, x, F(std::numeric_limits<float>::quiet_NaN()));  // not a max
+          e = ::tessera::simd::select(inside, e, F(0.f));
+          x = ::tessera::simd::select(inside, x, F(std::numeric_limits<float>::quiet_NaN()));  // not a max
         }
         if (log) k0.add(x, m, e);
         else k0.rest.add(e);
@@ -530,8 +531,8 @@ void forward_interleaved(const kernel_args& k, dim_t base) {
   if (tail) {
     const auto inside = lane_index<A>() < F(static_cast<float>(tail));
     const F x = load_partial<A>(src + full, tail, 0.f);
-    const F e = xsimd::select(inside, exp_diff<A>(x, m), F(0.f));
-    accumulate(xsimd::select(inside, x, F(std::numeric_limits<float>::quiet_NaN())), e);
+    const F e = ::tessera::simd::select(inside, exp_diff<A>(x, m), F(0.f));
+    accumulate(::tessera::simd::select(inside, x, F(std::numeric_limits<float>::quiet_NaN())), e);
     if constexpr (kKeepExp) {
       if (keep) simd::store_f32(dst + full, e, tail);
     }
@@ -553,7 +554,7 @@ void forward_interleaved(const kernel_args& k, dim_t base) {
 
   auto finish = [&](F x, F kept) {
     F y = log ? log_diff<A>(x, m, scale) : (keep ? kept : exp_diff<A>(x, m)) * scale;
-    if (inf_as_zero) y = xsimd::select(m == F(neg_inf), F(0.f), y);
+    if (inf_as_zero) y = ::tessera::simd::select(m == F(neg_inf), F(0.f), y);
     return y;
   };
   for (dim_t i = 0; i < full; i += W) {
@@ -643,7 +644,7 @@ void forward_strided(const kernel_args& k, dim_t begin, dim_t end) {
           t[i] = static_cast<float>(log ? lane.log_sum() : 1.0 / lane.sum());
         }
         scale[v] = F::load_aligned(t);
-        if (!log && inf_as_zero) scale[v] = xsimd::select(m[v] == F(neg_inf), F(0.f), scale[v]);
+        if (!log && inf_as_zero) scale[v] = ::tessera::simd::select(m[v] == F(neg_inf), F(0.f), scale[v]);
       }
 
       for (dim_t a = 0; a < g.len; ++a) {
@@ -659,7 +660,7 @@ void forward_strided(const kernel_args& k, dim_t begin, dim_t end) {
             y = exp_diff<A>(load(p, v, 0.f), m[v]) * scale[v];
           }
           // An all -Inf lane of softmax_inf_as_zero: 0, not 0 * NaN.
-          if (inf_as_zero) y = xsimd::select(m[v] == F(neg_inf), F(0.f), y);
+          if (inf_as_zero) y = ::tessera::simd::select(m[v] == F(neg_inf), F(0.f), y);
           store(q, v, y);
         }
       }
