@@ -249,9 +249,9 @@ absl::Status need_nest(const plan& p) {
 
 constexpr int64_t kMinRun = 8;
 
-absl::Status accept_copy(plan& p) {
-  TESSERA_RETURN_IF_ERROR(need_nest(p));
-  if (!p.bit_copy) return absl::FailedPreconditionError("converts types or has attributes");
+// What copy and convert both need: the innermost loop contiguous on both sides, and long enough
+// that a transpose would not serve better.
+absl::Status need_contiguous_run(const plan& p) {
   const nest_box* box = main_box(p);
   if (box && !innermost_contiguous(*box)) {
     return absl::FailedPreconditionError("innermost loop is not contiguous in both src and dst");
@@ -260,6 +260,13 @@ absl::Status accept_copy(plan& p) {
       src_contiguous_node(*box) >= 0) {
     return absl::FailedPreconditionError("contiguous run too short; a transpose fits better");
   }
+  return absl::OkStatus();
+}
+
+absl::Status accept_copy(plan& p) {
+  TESSERA_RETURN_IF_ERROR(need_nest(p));
+  if (!p.bit_copy) return absl::FailedPreconditionError("converts types or has attributes");
+  TESSERA_RETURN_IF_ERROR(need_contiguous_run(p));
   p.run = &run_copy;
   return absl::OkStatus();
 }
@@ -275,14 +282,7 @@ absl::Status accept_convert(plan& p, const vector_kernels* vk) {
     return absl::FailedPreconditionError(absl::StrCat("no vector conversion ", name_of(p.src.dt()),
                                                       " -> ", name_of(p.dst.dt())));
   }
-  const nest_box* box = main_box(p);
-  if (box && !innermost_contiguous(*box)) {
-    return absl::FailedPreconditionError("innermost loop is not contiguous in both src and dst");
-  }
-  if (box && !box->nodes.empty() && box->nodes.back().size < kMinRun &&
-      src_contiguous_node(*box) >= 0) {
-    return absl::FailedPreconditionError("contiguous run too short; a transpose fits better");
-  }
+  TESSERA_RETURN_IF_ERROR(need_contiguous_run(p));
   p.convert = cvt;
   p.run = &run_convert;
   return absl::OkStatus();
