@@ -16,11 +16,30 @@
 
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include "tessera/simd/select.h"
 #include "xsimd/xsimd.hpp"
 
 namespace tessera::simd {
+
+namespace internal {
+// e^(x - n*ln2), for n = round(x / ln2): the reduction (in two steps, ln2 split so n*ln2_hi is
+// exact) and the polynomial every exp here shares; the caller scales by 2^n.
+template <class Arch>
+xsimd::batch<float, Arch> exp_reduced(xsimd::batch<float, Arch> x, xsimd::batch<float, Arch> n) {
+  using fb = xsimd::batch<float, Arch>;
+  fb r = xsimd::fma(n, fb(-0.693359375f), x);
+  r = xsimd::fma(n, fb(2.12194440e-4f), r);
+  fb p(1.9875691500e-4f);
+  p = xsimd::fma(p, r, fb(1.3981999507e-3f));
+  p = xsimd::fma(p, r, fb(8.3334519073e-3f));
+  p = xsimd::fma(p, r, fb(4.1665795894e-2f));
+  p = xsimd::fma(p, r, fb(1.6666665459e-1f));
+  p = xsimd::fma(p, r, fb(5.0000001201e-1f));
+  return xsimd::fma(p, r * r, r + fb(1.f));
+}
+}  // namespace internal
 
 template <class Arch>
 xsimd::batch<float, Arch> exp_f32(xsimd::batch<float, Arch> x) {
@@ -29,16 +48,7 @@ xsimd::batch<float, Arch> exp_f32(xsimd::batch<float, Arch> x) {
   // Past these the result is 0 or Inf anyway; clamping keeps 2^n within two normal factors.
   const fb xc = xsimd::min(xsimd::max(x, fb(-104.f)), fb(89.f));
   const fb n = xsimd::nearbyint(xc * fb(1.44269504088896341f));
-  // r = x - n*ln2 in two steps (ln2 split so n*ln2_hi is exact).
-  fb r = xsimd::fma(n, fb(-0.693359375f), xc);
-  r = xsimd::fma(n, fb(2.12194440e-4f), r);
-  fb p(1.9875691500e-4f);
-  p = xsimd::fma(p, r, fb(1.3981999507e-3f));
-  p = xsimd::fma(p, r, fb(8.3334519073e-3f));
-  p = xsimd::fma(p, r, fb(4.1665795894e-2f));
-  p = xsimd::fma(p, r, fb(1.6666665459e-1f));
-  p = xsimd::fma(p, r, fb(5.0000001201e-1f));
-  p = xsimd::fma(p, r * r, r + fb(1.f));
+  const fb p = internal::exp_reduced(xc, n);
   // 2^n as two normal powers of two (n in [-150, 128]); only the last product can round.
   const ib ni = xsimd::nearbyint_as_int(n);
   const ib n1 = ni >> 1;
@@ -47,6 +57,23 @@ xsimd::batch<float, Arch> exp_f32(xsimd::batch<float, Arch> x) {
   const fb s2 = xsimd::bitwise_cast<fb>((n2 + ib(127)) << 23);
   const fb result = (p * s1) * s2;
   return ::tessera::simd::select(xsimd::isnan(x), x + x, result);
+}
+
+// exp(x) for x in [-110, 0] or NaN, as softmax's exp(x - max) needs. On avx512bw 2^n is applied
+// by one vscalefps (a single rounding, denormal results included) with no clamps or NaN select,
+// since the range is known: 14 vector operations instead of ~26. Other archs: exp_f32.
+template <class Arch>
+xsimd::batch<float, Arch> exp_nonpositive_f32(xsimd::batch<float, Arch> x) {
+#if defined(__AVX512F__)
+  if constexpr (std::is_same_v<Arch, xsimd::avx512bw>) {
+    using fb = xsimd::batch<float, Arch>;
+    const fb n = _mm512_roundscale_ps(x * fb(1.44269504088896341f), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    return _mm512_scalef_ps(internal::exp_reduced(x, n), n);
+  } else
+#endif
+  {
+    return exp_f32<Arch>(x);
+  }
 }
 
 template <class Arch>

@@ -66,32 +66,6 @@ vf<A> load_partial(const T* p, int n, float fill) {
 
 // ---- arithmetic ----------------------------------------------------------------------------
 
-// exp(d) for d in [-110, 0] or NaN (what exp_diff passes). On avx512bw: simd::exp_f32's
-// reduction and polynomial, but 2^n applied by one vscalefps (a single rounding, denormal results
-// included) with no clamps or NaN select, since the argument range is known: 14 vector operations
-// instead of ~26, and exp is most of the kernel's arithmetic. Other ISAs: simd::exp_f32 itself.
-// (simd/math.h has no scalef path; if it gains one this can go.)
-template <class A>
-vf<A> exp_nonpositive(vf<A> d) {
-  if constexpr (std::is_same_v<A, xsimd::avx512bw>) {
-    using F = vf<A>;
-    const F n = _mm512_roundscale_ps(d * F(1.44269504088896341f),
-                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    F r = xsimd::fma(n, F(-0.693359375f), d);  // n * 355/512 is exact for |n| < 2^15
-    r = xsimd::fma(n, F(2.12194440e-4f), r);
-    F p(1.9875691500e-4f);
-    p = xsimd::fma(p, r, F(1.3981999507e-3f));
-    p = xsimd::fma(p, r, F(8.3334519073e-3f));
-    p = xsimd::fma(p, r, F(4.1665795894e-2f));
-    p = xsimd::fma(p, r, F(1.6666665459e-1f));
-    p = xsimd::fma(p, r, F(5.0000001201e-1f));
-    p = xsimd::fma(p, r * r, r + F(1.f));
-    return _mm512_scalef_ps(p, n);
-  } else {
-    return simd::exp_f32<A>(d);
-  }
-}
-
 // exp(x - m), with x - m's rounding error folded back in (TwoSum). x is first raised to
 // m - 110 (exp underflows to 0 long before), which keeps TwoSum finite for x = -Inf; max(lo, x)
 // keeps a NaN x (maxps returns its second operand when one is NaN), and m = -Inf gives NaN.
@@ -102,7 +76,7 @@ vf<A> exp_diff(vf<A> x, vf<A> m) {
   F d = x - m;
   F bb = d - x;
   F err = (x - (d - bb)) + (-m - bb);
-  F e = exp_nonpositive<A>(d);
+  F e = simd::exp_nonpositive_f32<A>(d);
   return xsimd::fma(e, err, e);
 }
 
