@@ -9,6 +9,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tessera/testing/index.h"
 
 namespace tessera {
 namespace {
@@ -21,21 +22,6 @@ static_assert(permute(tag<"abcd">, {0, 3, 1, 2}) == tag<"adbc">);
 static_assert(permute(tag<"nChw16c">, {0, 2, 3, 1}) == tag<"aCdb16c">);
 static_assert(coalesce(nodes_of(static_layout<"abcd", 2, 3, 4, 5>::value)).count == 4);
 
-template <class F>
-void ForEachIndex(const std::vector<dim_t>& dims, F f) {
-  for (dim_t d : dims)
-    if (d == 0) return;
-  std::vector<dim_t> idx(dims.size(), 0);
-  while (true) {
-    f(idx);
-    int d = static_cast<int>(dims.size()) - 1;
-    for (; d >= 0; --d) {
-      if (++idx[d] < dims[d]) break;
-      idx[d] = 0;
-    }
-    if (d < 0) return;
-  }
-}
 
 std::vector<dim_t> Padded(const layout& l) {
   return {l.padded_dims().begin(), l.padded_dims().end()};
@@ -77,7 +63,7 @@ TEST(Algebra, PermutePreservesEveryOffset) {
     std::shuffle(perm.begin(), perm.end(), rng);
     absl::StatusOr<layout> p = permute(*l, perm);
     ASSERT_TRUE(p.ok()) << p.status();
-    ForEachIndex(Padded(*l), [&](const std::vector<dim_t>& i) {
+    tessera::testing::for_each_index(Padded(*l), [&](absl::Span<const dim_t> i) {
       std::vector<dim_t> j(rank);
       for (int d = 0; d < rank; ++d) j[perm[d]] = i[d];
       ASSERT_EQ(p->offset(j), l->offset(i)) << tag;
@@ -100,7 +86,7 @@ TEST(Algebra, BlockGivesALayoutThatCoversExactlyItsPaddedSize) {
     EXPECT_EQ(l->padded_dims()[dim] % (t.block_product(dim) * size), 0);
     std::vector<char> hit(l->required_span_size(), 0);
     dim_t count = 0;
-    ForEachIndex(Padded(*l), [&](const std::vector<dim_t>& i) {
+    tessera::testing::for_each_index(Padded(*l), [&](absl::Span<const dim_t> i) {
       const dim_t off = l->offset(i);
       ASSERT_TRUE(off >= 0 && off < l->required_span_size() && !hit[off]) << to_string(*b);
       hit[off] = 1;
@@ -119,7 +105,7 @@ TEST(Algebra, NodesReproduceTheLayoutAndCoalescePreservesOffsets) {
     ASSERT_TRUE(l.ok()) << l.status();
     const node_list nodes = nodes_of(*l);
     const node_list merged = coalesce(nodes);
-    ForEachIndex(Padded(*l), [&](const std::vector<dim_t>& i) {
+    tessera::testing::for_each_index(Padded(*l), [&](absl::Span<const dim_t> i) {
       ASSERT_EQ(nodes.offset(i), l->offset(i)) << tag;
       ASSERT_EQ(merged.offset(i), l->offset(i)) << tag;
     });
@@ -178,7 +164,7 @@ TEST(Algebra, StridedCoalescePreservesEveryLinearOffset) {
 // The (src, dst) offset pairs a reorder must move, straight from the layouts.
 std::vector<std::pair<dim_t, dim_t>> PairsOfLayouts(const layout& s, const layout& d) {
   std::vector<std::pair<dim_t, dim_t>> pairs;
-  ForEachIndex(Padded(s), [&](const std::vector<dim_t>& i) {
+  tessera::testing::for_each_index(Padded(s), [&](absl::Span<const dim_t> i) {
     pairs.emplace_back(s.offset(i), d.offset(i));
   });
   std::sort(pairs.begin(), pairs.end());
@@ -189,7 +175,7 @@ std::vector<std::pair<dim_t, dim_t>> PairsOfNest(const loop_nest& nest) {
   std::vector<std::pair<dim_t, dim_t>> pairs;
   std::vector<dim_t> sizes;
   for (const joint_loop& l : nest.view()) sizes.push_back(l.size);
-  ForEachIndex(sizes, [&](const std::vector<dim_t>& i) {
+  tessera::testing::for_each_index(sizes, [&](absl::Span<const dim_t> i) {
     dim_t a = 0, b = 0;
     for (int k = 0; k < nest.count; ++k) {
       a += i[k] * nest.loops[k].src_stride;

@@ -8,6 +8,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tessera/testing/index.h"
 
 namespace tessera {
 namespace {
@@ -32,22 +33,6 @@ using Meta = static_layout<"axb", 2, 3, 4, 5>;
 static_assert(Meta::stride(1) == 1 && Meta::stride(3) == 3 && Meta::stride(0) == 60);
 
 // ---- Helpers ---------------------------------------------------------------------------------
-// Calls f(index) for every index of `dims` (row-major).
-template <class F>
-void ForEachIndex(const std::vector<dim_t>& dims, F f) {
-  for (dim_t d : dims)
-    if (d == 0) return;
-  std::vector<dim_t> idx(dims.size(), 0);
-  while (true) {
-    f(idx);
-    int d = static_cast<int>(dims.size()) - 1;
-    for (; d >= 0; --d) {
-      if (++idx[d] < dims[d]) break;
-      idx[d] = 0;
-    }
-    if (d < 0) return;
-  }
-}
 
 dim_t Product(const std::vector<dim_t>& v) {
   return std::accumulate(v.begin(), v.end(), dim_t{1}, std::multiplies<>());
@@ -57,7 +42,7 @@ dim_t Product(const std::vector<dim_t>& v) {
 void ExpectInjective(const layout& l, const std::vector<dim_t>& domain, const std::string& what) {
   std::vector<char> hit(static_cast<size_t>(l.required_span_size()), 0);
   bool ok = true;
-  ForEachIndex(domain, [&](const std::vector<dim_t>& idx) {
+  tessera::testing::for_each_index(domain, [&](absl::Span<const dim_t> idx) {
     if (!ok) return;
     dim_t off = l.offset(idx);
     if (off < 0 || off >= l.required_span_size() || hit[off]) {
@@ -147,14 +132,14 @@ TEST(Layout, BlockedOffsetsMatchTheTextbookFormula) {
   const dim_t N = 2, C = 17, H = 3, W = 5, Cb = 2;
   absl::StatusOr<layout> l = make_layout("nChw16c", {N, C, H, W});
   ASSERT_TRUE(l.ok());
-  ForEachIndex({N, C, H, W}, [&](const std::vector<dim_t>& i) {
+  tessera::testing::for_each_index({N, C, H, W}, [&](absl::Span<const dim_t> i) {
     EXPECT_EQ(l->offset(i), ((i[0] * Cb + i[1] / 16) * H * W + i[2] * W + i[3]) * 16 + i[1] % 16);
   });
   // OIhw4i16o4i (O=a, I=b): block (I/16, O/16, h, w), then tile [i/4 % 4][o % 16][i % 4].
   const dim_t O = 20, I = 17, KH = 2, KW = 3, Ob = 2, Ib = 2;
   absl::StatusOr<layout> w = make_layout("OIhw4i16o4i", {O, I, KH, KW});
   ASSERT_TRUE(w.ok());
-  ForEachIndex({O, I, KH, KW}, [&](const std::vector<dim_t>& i) {
+  tessera::testing::for_each_index({O, I, KH, KW}, [&](absl::Span<const dim_t> i) {
     const dim_t o = i[0], in = i[1];
     const dim_t outer = ((o / 16 * Ib + in / 16) * KH + i[2]) * KW + i[3];
     EXPECT_EQ(w->offset(i), outer * 256 + ((in / 4) % 4) * 64 + (o % 16) * 4 + in % 4);
@@ -166,14 +151,14 @@ TEST(Layout, CompileTimeAndRunTimeAgree) {
   absl::StatusOr<layout> l = make_layout("nChw16c", {2, 17, 3, 3});
   ASSERT_TRUE(l.ok());
   EXPECT_EQ(*l, NChw16c::value);
-  ForEachIndex({2, 32, 3, 3}, [&](const std::vector<dim_t>& i) {
+  tessera::testing::for_each_index({2, 32, 3, 3}, [&](absl::Span<const dim_t> i) {
     EXPECT_EQ(l->offset(i), NChw16c::offset(i));
   });
   using W = static_layout<"OIhw4i16o4i", 20, 17, 2, 3>;
   absl::StatusOr<layout> w = make_layout("ABcd4b16a4b", {20, 17, 2, 3});
   ASSERT_TRUE(w.ok());
   EXPECT_EQ(*w, W::value);
-  ForEachIndex({32, 32, 2, 3}, [&](const std::vector<dim_t>& i) {
+  tessera::testing::for_each_index({32, 32, 2, 3}, [&](absl::Span<const dim_t> i) {
     EXPECT_EQ(w->offset(i), W::offset(i));
   });
 }

@@ -5,6 +5,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tessera/testing/index.h"
 #include "tessera/formats/algebra.h"
 
 namespace tessera {
@@ -12,21 +13,6 @@ namespace {
 
 using ::testing::HasSubstr;
 
-template <class F>
-void ForEachIndex(const std::vector<dim_t>& dims, F f) {
-  for (dim_t d : dims)
-    if (d == 0) return;
-  std::vector<dim_t> idx(dims.size(), 0);
-  while (true) {
-    f(idx);
-    int d = static_cast<int>(dims.size()) - 1;
-    for (; d >= 0; --d) {
-      if (++idx[d] < dims[d]) break;
-      idx[d] = 0;
-    }
-    if (d < 0) return;
-  }
-}
 
 TEST(MakeMemoryDesc, BlockedWithPadding) {
   absl::StatusOr<memory_desc> md = make_memory_desc({2, 17, 3, 3}, data_type::f32, "nChw16c");
@@ -50,7 +36,7 @@ TEST(MakeMemoryDesc, OffsetsAgreeWithTheLayoutAndTheNodes) {
     absl::StatusOr<node_list> nodes = nodes_of(*md);
     ASSERT_TRUE(nodes.ok());
     std::vector<dim_t> padded(md->padded_dims().begin(), md->padded_dims().end());
-    ForEachIndex(padded, [&](const std::vector<dim_t>& i) {
+    tessera::testing::for_each_index(padded, [&](absl::Span<const dim_t> i) {
       ASSERT_EQ(md->offset(i), l.offset(i)) << tag;
       ASSERT_EQ(nodes->offset(i), l.offset(i)) << tag;
     });
