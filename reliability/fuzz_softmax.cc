@@ -136,11 +136,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         tessera::testing::softmax_forward_reference(alg, *in_md, src.data(), axis, out_scale);
     const auto got = tessera::testing::read_logical(dst_md, dst.data());
     if (dst_md.dt() == data_type::f64) {
-#ifndef TESSERA_FUZZ_KEEP_KNOWN_BUGS
-      // Known bug (docs/reliability.md): a forward softmax into an f64 dst is only
-      // f32-accurate (relative error 2e-8 to 3e-8), though the spec says f64 arithmetic.
-      return 0;
-#endif
       check_f64(want, got, problem);
       return 0;
     }

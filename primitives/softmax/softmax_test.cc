@@ -209,6 +209,38 @@ TEST(Softmax, Int8Scales) {
   EXPECT_EQ(out, out2);  // 2 / (1/64) = 128
 }
 
+
+// f64 arithmetic whenever f64 is involved, scales included: src_scale / dst_scale = 3/7 is not a
+// float, and rounding it to one left a 3e-8 relative error in f64 outputs (fuzz finding 5).
+TEST(Softmax, F64OutputsWithScalesKeepF64Accuracy) {
+  for (data_type src_dt : {data_type::f64, data_type::f32}) {
+    const memory_desc src = plain({4, 6}, src_dt);
+    const memory_desc dst = plain({4, 6}, data_type::f64);
+    auto in = buffer(src);
+    testing::write_logical(src, in.data(), iota_values(src.nelems(), 5.0));
+    for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::logsoftmax}) {
+      primitive_attr attr;
+      attr.src_scales = quant_param{0};
+      attr.dst_scales = quant_param{0};
+      auto fwd = softmax_forward::create(alg, src, dst, 1, attr);
+      ASSERT_TRUE(fwd.ok()) << fwd.status();
+      float src_scale = 3.f, dst_scale = 7.f;
+      const memory_desc one = *memory_desc::with_strides({1}, data_type::f32, {1});
+      auto out = buffer(dst);
+      ASSERT_TRUE(fwd->execute({{arg::src, {src, in.data()}},
+                                {arg::dst, {dst, out.data()}},
+                                {arg::src_scales, {one, &src_scale}},
+                                {arg::dst_scales, {one, &dst_scale}}})
+                      .ok());
+      const auto want = testing::softmax_forward_reference(alg, src, in.data(), 1, 3.0 / 7.0);
+      const auto got = testing::read_logical(dst, out.data());
+      for (size_t i = 0; i < want.size(); ++i) {
+        EXPECT_LE(std::fabs(got[i] - want[i]), 1e-12 * std::fabs(want[i]))
+            << name_of(src_dt) << " " << name_of(alg) << " element " << i;
+      }
+    }
+  }
+}
 TEST(Softmax, VerboseLine) {
   verbose_capture capture;
   scoped_verbose on(true);

@@ -100,7 +100,7 @@ void ref_rows(const problem& prob, const ref_buffers& buf, dim_t begin, dim_t en
         } else {
           y = std::exp(a[i] - mx) / sum;
         }
-        store(prob.out, buf.out, offset(prob.out, i), y * static_cast<double>(buf.out_scale));
+        store(prob.out, buf.out, offset(prob.out, i), y * buf.out_scale);
       }
     } else {
       double sum = 0;

@@ -13,7 +13,7 @@ struct ref_buffers {
   const void* in0 = nullptr;
   const void* in1 = nullptr;
   void* out = nullptr;
-  float out_scale = 1.f;  // forward: src_scale / dst_scale
+  double out_scale = 1.0;  // forward: src_scale / dst_scale
 };
 
 // Number of independent rows: product of the dims other than the axis.
