@@ -90,10 +90,12 @@ expect "SKIPPED (--attr-zero-points=src:common:1: softmax has no zero points)" \
 # ---- creation (runner.cc): the library's message, per problem ----
 expect "INVALID_ARGUMENTS (format tag 'abq' is invalid" --reorder --stag=abq 2x3
 expect "INVALID_ARGUMENTS (memory_desc: strides[0] = 1 overlaps dim 1" --reorder --strides=1x1:3x1 2x3
+expect "INVALID_ARGUMENTS (format tag 'abq' is invalid" --reorder --dtag=abq 2x3
 expect "INVALID_ARGUMENTS (src zero points on a f32 src are meaningless" \
   --reorder --attr-zero-points=src:common:1 2x3
 expect "INVALID_ARGUMENTS (--axis=5 is not a dim of the 2-d problem)" --softmax --axis=5 2x3
 expect "INVALID_ARGUMENTS (format tag 'abq' is invalid" --softmax --stag=abq 2x3
+expect "INVALID_ARGUMENTS (format tag 'abq' is invalid" --softmax --dtag=abq 2x3
 expect "INVALID_ARGUMENTS (softmax backward: diff_src type s8 is not supported" \
   --softmax --dir=BWD_D --sdt=s8 2x3
 expect "SKIPPED (no implementation allowed by --impl/--skip-impl accepts the problem" \

@@ -257,6 +257,7 @@ std::vector<error_case> all_cases() {
       CASE("layout.negative_dim", make_layout("ab", {2, -3}), "-3"),
       CASE("layout.overflow", make_layout("ab", {kMax, kMax}), "9223372036854775807"),
       CASE("layout.rank", make_layout("a", std::vector<dim_t>(13, 1)), "13"),
+      CASE("layout.rank_of_tag_layout", make_layout(tag<"a">, std::vector<dim_t>(13, 1)), "13"),
       CASE("algebra.permute", permute_tag(tag<"ab">, std::vector<int>{0, 0}), "{0,0}", "ab"),
       CASE("algebra.block", block_tag(tag<"ab">, 2, 16), "dim 2", "16"),
       CASE("algebra.nodes_of_any", nodes_of(*memory_desc::any({2, 3}, data_type::f32)), "any"),
