@@ -5,7 +5,7 @@
 # With TESSERA_PRINT_ERRORS=1 each passing case also prints "ROW<TAB>args<TAB>output line": that
 # is what reliability/print_error_table.py turns into the driver table of docs/errors.md.
 set -u
-bench="$1"
+bench="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"  # absolute: cases run in a scratch dir
 tmp="${TEST_TMPDIR:-$(mktemp -d)}"
 failed=0
 
