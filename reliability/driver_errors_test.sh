@@ -115,10 +115,6 @@ expect "oneDNN not run: oneDNN 2.6.3's softmax needs equal src and dst layouts" 
 expect "oneDNN not run: oneDNN 2.6.3 has no inf_as_zero softmax" \
   --softmax --compare=onednn --alg=softmax_accurate_inf_as_zero 2x3
 
-# DISABLED (known bug, docs/errors.md "Messages to fix"): a --perf-csv write that fails (here a
-# full device) is not reported: the run exits 0 and the rows are lost. bench/driver/report.cc
-# write_perf_csv() checks the stream before the buffered rows are flushed; fix: f.close() (or
-# f.flush()) before `if (!f)`. Enable by changing `disabled` to `expect_exit` when fixed.
-disabled() { echo "DISABLED: tessera_bench ${*:2} (expects '$1')"; }
-disabled "--perf-csv=/dev/full: write failed" --reorder --mode=P --fix-times-per-prb=1 --perf-csv=/dev/full 2x3
+# A --perf-csv write that fails (a full device) stops the run; once the rows were silently lost.
+expect_exit "--perf-csv=/dev/full: write failed" --reorder --mode=P --fix-times-per-prb=1 --perf-csv=/dev/full 2x3
 exit $failed

@@ -541,12 +541,9 @@ TEST(Errors, DimsNearInt64MaxAreRejectedWithoutUndefinedBehaviour) {
   EXPECT_FALSE(make_memory_desc({1, kMax - 1}, data_type::u8, "aB16b").ok());
 }
 
-// Known deficient message (docs/errors.md, "Messages to fix"): executing a softmax with a src
-// whose layout differs from the created one prints only type and dims, which are equal here
-// ("(f32 2x3) other than ... (f32 2x3)"), so the bad value is not named. Fix in
-// primitives/softmax/softmax.cc bind(): print verbose_md_string(m->desc) and
-// verbose_md_string(expected) instead of name_of(dt) + dims. Enable when fixed.
-TEST(Errors, DISABLED_SoftmaxWrongDescriptorMessageNamesBothLayouts) {
+// Regression: executing a softmax with a src whose layout differs from the created one once
+// printed only type and dims, equal here ("(f32 2x3) other than ... (f32 2x3)").
+TEST(Errors, SoftmaxWrongDescriptorMessageNamesBothLayouts) {
   const memory_desc ab = md({2, 3}, data_type::f32, "ab");
   const memory_desc ba = md({2, 3}, data_type::f32, "ba");
   const absl::Status s = softmax_fwd_exec(ab, ab, {}, {{arg::src, {ba, g_buf}},
@@ -556,10 +553,9 @@ TEST(Errors, DISABLED_SoftmaxWrongDescriptorMessageNamesBothLayouts) {
   EXPECT_NE(s.message().find(":ab:"), absl::string_view::npos) << s.message();
 }
 
-// Same for in-place execution with equal types but different layouts: the message says
-// "types are f32 and f32". Fix in primitives/softmax/softmax.cc check_aliasing(): name the two
-// descriptors (verbose_md_string) rather than their types. Enable when fixed.
-TEST(Errors, DISABLED_SoftmaxInPlaceLayoutMismatchMessageNamesBothLayouts) {
+// Regression: in-place execution with equal types but different layouts once said only
+// "types are f32 and f32".
+TEST(Errors, SoftmaxInPlaceLayoutMismatchMessageNamesBothLayouts) {
   const memory_desc ab = md({2, 3}, data_type::f32, "ab");
   const memory_desc ba = md({2, 3}, data_type::f32, "ba");
   const absl::Status s = softmax_fwd_exec(ab, ba, {}, {{arg::src, {ab, g_buf}},

@@ -113,6 +113,7 @@ absl::Status write_perf_csv(const std::string& path, const std::vector<report_ro
     if (auto ratio = r.result.ratio()) f << absl::StrFormat("%.4f", *ratio);
     f << "\n";
   }
+  f.close();  // flushes: a full device shows up only here
   if (!f) return absl::InternalError(absl::StrCat("--perf-csv=", path, ": write failed"));
   return absl::OkStatus();
 }

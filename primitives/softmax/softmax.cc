@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "tessera/core/status.h"
+#include "tessera/formats/md_string.h"
 #include "tessera/primitives/runtime/lru_cache.h"
 #include "tessera/primitives/runtime/threads.h"
 #include "tessera/primitives/runtime/verbose.h"
@@ -196,9 +197,10 @@ absl::StatusOr<bound> bind(const exec_args& args, arg a, const memory_desc& expe
   }
   if (m->desc != expected) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "softmax: execution argument ", name_of(a), " has a descriptor (", name_of(m->desc.dt()),
-        " ", dims_text(m->desc.dims()), ") other than the one the primitive was created with (",
-        name_of(expected.dt()), " ", dims_text(expected.dims()), ")"));
+        "softmax: execution argument ", name_of(a), " has a descriptor (",
+        verbose_md_string(m->desc), " ", dims_text(m->desc.dims()),
+        ") other than the one the primitive was created with (", verbose_md_string(expected), " ",
+        dims_text(expected.dims()), ")"));
   }
   const int64_t bytes = expected.size_bytes();
   if (m->data == nullptr && bytes > 0) {
@@ -218,8 +220,9 @@ absl::Status check_aliasing(const bound& in, const memory_desc& in_md, const cha
     if (in_md != out_md) {
       return absl::InvalidArgumentError(absl::StrCat(
           "softmax: in-place execution (", out_name, " = ", in_name,
-          ") needs equal descriptors; types are ", name_of(in_md.dt()), " and ",
-          name_of(out_md.dt())));
+          ") needs equal descriptors; ", in_name, " is ", verbose_md_string(in_md), " ",
+          dims_text(in_md.dims()), ", ", out_name, " is ", verbose_md_string(out_md), " ",
+          dims_text(out_md.dims())));
     }
     return absl::OkStatus();
   }
