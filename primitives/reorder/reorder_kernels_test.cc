@@ -39,6 +39,10 @@ const std::vector<layout_pair>& layout_pairs() {
       {{301}, "a", "a"},                    {{5, 3, 7}, "abc", "cba"},
       {{40, 35}, "ab", "ba"},               {{2, 33, 5, 7}, "nchw", "nChw16c"},
       {{2, 33, 5, 7}, "nChw16c", "nchw"},   {{1, 24, 9, 4}, "nhwc", "nchw"},
+      // Partial blocks whose padding the transpose writes with the data: one channel (its
+      // node dropped as size 1), three channels, a second block of one.
+      {{2, 1, 5, 7}, "nchw", "nChw16c"},    {{2, 3, 5, 7}, "nchw", "nChw16c"},
+      {{1, 17, 2, 9}, "nchw", "nChw8c"},
   };
   return *pairs;
 }
@@ -230,14 +234,20 @@ TEST(ReorderKernels, FusedTransposeConvertMatchesReference) {
 
 TEST(ReorderKernels, LargeTransposeWithStreamingStoresMatchesReference) {
   // 2048 x 1040 f32 (8.1 MiB of dst): the transpose writes around the cache from this size on.
+  // 1 x 1 x 256 x 520 into nChw16c (8.1 MiB of dst, 15/16 of it padding): one-element blocks
+  // written whole, padding included, with streaming stores.
   const std::vector<reorder_case> cases = {
       {md({2048, 1040}, data_type::f32, "ab"), md({2048, 1040}, data_type::f32, "ba")},
+      {md({1, 1, 256, 520}, data_type::f32, "nchw"),
+       md({1, 1, 256, 520}, data_type::f32, "nChw16c")},
   };
   for (const std::string& filter : all_impl_filters()) {
     if (filter.find("transpose") == std::string::npos) continue;
-    case_result r = run_case(cases[0], filter);
-    if (!r.accepted) continue;
-    ASSERT_EQ(r.mismatch, "") << filter;
+    for (const reorder_case& c : cases) {
+      case_result r = run_case(c, filter);
+      if (!r.accepted) continue;
+      ASSERT_EQ(r.mismatch, "") << filter << " on " << describe(c);
+    }
   }
 }
 

@@ -177,12 +177,12 @@ void run_transpose(const plan& p, const exec_ctx& ctx) {
     auto strip = [&](const strides_t& off, int64_t cn, unsigned char* scratch) {
       if (p.bit_copy) {
         p.transpose(ctx.src + off[kSrc] * ss, nb.stride[kSrc], ctx.dst + off[kDst] * ds,
-                    na.stride[kDst], nb.size, cn, p.stream_stores);
+                    na.stride[kDst], nb.size, cn, tb.pad_rows, p.stream_stores);
         return;
       }
       if (p.transpose_convert) {
         p.transpose_convert(ctx.src + off[kSrc] * ss, nb.stride[kSrc], ctx.dst + off[kDst] * ds,
-                            na.stride[kDst], nb.size, cn, ctx.q);
+                            na.stride[kDst], nb.size, cn, tb.pad_rows, ctx.q);
         return;
       }
       // Transpose a block into scratch (src type, dst order), then convert its rows.
@@ -194,7 +194,7 @@ void run_transpose(const plan& p, const exec_ctx& ctx) {
           for (int op = 0; op < kOperands; ++op) {
             at[op] += r0 * nb.stride[op] + cc * na.stride[op];
           }
-          p.transpose(ctx.src + at[kSrc] * ss, nb.stride[kSrc], scratch, rn, rn, cm, false);
+          p.transpose(ctx.src + at[kSrc] * ss, nb.stride[kSrc], scratch, rn, rn, cm, rn, false);
           for (int64_t c = 0; c < cm; ++c) {
             p.convert(scratch + c * rn * ss, ctx.dst + (at[kDst] + c * na.stride[kDst]) * ds, rn,
                       ctx.q);
@@ -288,10 +288,104 @@ absl::Status accept_convert(plan& p, const vector_kernels* vk) {
   return absl::OkStatus();
 }
 
+// --- a partial dst block's padding written by the tile that writes its data ----------------------
+
+// The dst elements of a box as (size, dst stride) nodes, ordered and merged, size 1 dropped: two
+// boxes cover the same dst elements when these and their dst bases are equal.
+std::pair<dim_t, std::vector<std::pair<dim_t, dim_t>>> dst_footprint(const nest_box& box) {
+  std::vector<std::pair<dim_t, dim_t>> nodes;  // (dst stride, size), innermost first
+  for (const nest_node& n : box.nodes) {
+    if (n.size != 1) nodes.push_back({n.stride[kDst], n.size});
+  }
+  std::sort(nodes.begin(), nodes.end());
+  std::vector<std::pair<dim_t, dim_t>> merged;
+  for (const auto& n : nodes) {
+    if (!merged.empty() && merged.back().first * merged.back().second == n.first) {
+      merged.back().second *= n.second;
+    } else {
+      merged.push_back(n);
+    }
+  }
+  return {box.base[kDst], merged};
+}
+
+// A box whose dst-innermost node is a block row (dst stride = the innermost block `block`, the
+// partial block's one element having been dropped as a size-1 node) gets that node back, with
+// size 1 and dst stride 1, so that the transpose can take the box.
+nest_box with_unit_block_node(const nest_box& box, dim_t block) {
+  if (box.nodes.empty() || box.nodes.back().stride[kDst] != block) return box;
+  nest_box b = box;
+  nest_node unit;
+  unit.stride[kDst] = 1;
+  b.nodes.push_back(unit);
+  return b;
+}
+
+// Sets pad_rows = block on the boxes whose dst-contiguous node is a partial block, when the tiles
+// of those boxes then write exactly the plan's padding (footprints compared, nothing assumed).
+bool fuse_block_padding(const plan& p, std::vector<transpose_box>& boxes, dim_t block) {
+  if (p.nest.padding.empty() || block <= 1) return false;
+  using footprint = decltype(dst_footprint(nest_box{}));
+  std::vector<footprint> written, padding;
+  for (const nest_box& b : p.nest.padding) {
+    if (b.elements() > 0) padding.push_back(dst_footprint(b));
+  }
+  for (transpose_box& tb : boxes) {
+    if (tb.a < 0 || tb.nb.size >= block) continue;
+    nest_box pad = tb.outer;
+    pad.base[kDst] += tb.nb.size;
+    pad.nodes.push_back(tb.na);
+    nest_node lanes;
+    lanes.size = block - tb.nb.size;
+    lanes.stride[kDst] = 1;
+    pad.nodes.push_back(lanes);
+    if (pad.elements() > 0) written.push_back(dst_footprint(pad));
+  }
+  std::sort(written.begin(), written.end());
+  std::sort(padding.begin(), padding.end());
+  if (written != padding) return false;
+  for (transpose_box& tb : boxes) {
+    if (tb.a >= 0 && tb.nb.size < block) tb.pad_rows = block;
+  }
+  return true;
+}
+
+std::vector<transpose_box> transpose_view(const std::vector<nest_box>& data, dim_t unit_block) {
+  std::vector<transpose_box> boxes;
+  for (const nest_box& original : data) {
+    const nest_box b = unit_block > 0 ? with_unit_block_node(original, unit_block) : original;
+    transpose_box tb;
+    tb.a = src_contiguous_node(b);
+    if (tb.a >= 0) {
+      tb.outer = b;
+      tb.outer.nodes.erase(tb.outer.nodes.begin() + tb.a);
+      tb.outer.nodes.pop_back();
+      tb.na = b.nodes[tb.a];
+      tb.nb = b.nodes.back();
+      tb.pad_rows = tb.nb.size;
+    }
+    boxes.push_back(std::move(tb));
+  }
+  return boxes;
+}
+
 absl::Status accept_transpose(plan& p, const vector_kernels* vk) {
   TESSERA_RETURN_IF_ERROR(need_nest(p));
   const nest_box* box = main_box(p);
-  if (!box || src_contiguous_node(*box) < 0) {
+  const blocking_desc& dst_blocks = p.dst.blocking();
+  const dim_t block =
+      dst_blocks.inner_nblks > 0 ? dst_blocks.inner_blks[dst_blocks.inner_nblks - 1] : 0;
+  // The padding can go with the tiles when they are moved bit for bit or converted in one pass
+  // (the two-pass conversion through scratch does not write it).
+  const bool can_fuse_padding = p.bit_copy || vk->find_transpose_convert(p.src.dt(), p.dst.dt());
+  std::vector<transpose_box> boxes;
+  bool fused = false;
+  if (can_fuse_padding && !p.nest.padding.empty() && block > 1) {
+    boxes = transpose_view(p.nest.data, block);
+    fused = fuse_block_padding(p, boxes, block);
+  }
+  if (!fused) boxes = transpose_view(p.nest.data, 0);
+  if (!box || boxes[p.main_box].a < 0) {
     return absl::FailedPreconditionError("no pair of nodes contiguous in src and in dst");
   }
   p.transpose = vk->find_transpose(bytes_of(p.src.dt()));
@@ -307,18 +401,8 @@ absl::Status accept_transpose(plan& p, const vector_kernels* vk) {
     }
     p.transpose_convert = vk->find_transpose_convert(p.src.dt(), p.dst.dt());
   }
-  for (const nest_box& b : p.nest.data) {
-    transpose_box tb;
-    tb.a = src_contiguous_node(b);
-    if (tb.a >= 0) {
-      tb.outer = b;
-      tb.outer.nodes.erase(tb.outer.nodes.begin() + tb.a);
-      tb.outer.nodes.pop_back();
-      tb.na = b.nodes[tb.a];
-      tb.nb = b.nodes.back();
-    }
-    p.transpose_boxes.push_back(std::move(tb));
-  }
+  p.transpose_boxes = std::move(boxes);
+  p.run_writes_padding = fused;
   // Beyond a few MiB the dst does not stay in cache anyway: write it around the cache.
   constexpr int64_t kStreamBytes = int64_t{8} << 20;
   p.stream_stores = p.dst.size_bytes() >= kStreamBytes;

@@ -27,6 +27,8 @@ struct transpose_box {
   int a = -1;  // -1: the box has no such pair and runs through the strided kernel
   nest_box outer;
   nest_node na, nb;
+  // > nb.size when nb is a partial dst block: the tile also writes the block's padding (zeros).
+  dim_t pad_rows = 0;
 };
 
 struct plan;

@@ -207,19 +207,27 @@ inline constexpr int kRegisterTile =
   transpose_registers(r);
 }
 
-// dst rows [0, cn) of rn lanes; full aligned tiles may bypass the cache (stream).
-[[gnu::always_inline]] inline void transpose16x16(const float* src, int64_t src_ld, float* dst, int64_t dst_ld, int rn,
-                           int cn, bool stream) {
+// dst rows [0, cn) of `lanes` lanes (>= rn: lanes past rn are the zeros of the missing rows);
+// full aligned tiles may bypass the cache (stream).
+[[gnu::always_inline]] inline void transpose16x16(const float* src, int64_t src_ld, float* dst,
+                                                  int64_t dst_ld, int rn, int cn, int lanes,
+                                                  bool stream) {
   __m512 r[16];
-  load_transposed(src, src_ld, rn, cn, r);
-  if (rn == 16) {
+  if (rn == 1) {
+    // One row (a block holding one element, e.g. nchw -> nChw16c with C = 1): each dst row is
+    // that element and zeros, one masked load each, without the 64 shuffles of a transpose.
+    for (int i = 0; i < cn; ++i) r[i] = _mm512_maskz_loadu_ps(1, src + i);
+  } else {
+    load_transposed(src, src_ld, rn, cn, r);
+  }
+  if (lanes == 16) {
     if (stream && (reinterpret_cast<uintptr_t>(dst) % 64) == 0 && dst_ld % 16 == 0) {
       for (int i = 0; i < cn; ++i) _mm512_stream_ps(dst + i * dst_ld, r[i]);
     } else {
       for (int i = 0; i < cn; ++i) _mm512_storeu_ps(dst + i * dst_ld, r[i]);
     }
   } else {
-    const __mmask16 m = static_cast<__mmask16>((1u << rn) - 1);
+    const __mmask16 m = static_cast<__mmask16>((1u << lanes) - 1);
     for (int i = 0; i < cn; ++i) _mm512_mask_storeu_ps(dst + i * dst_ld, m, r[i]);
   }
 }
@@ -253,7 +261,7 @@ void register_tile(const T* src, int64_t src_ld, T* dst, int64_t dst_ld, bool st
   float* d = reinterpret_cast<float*>(dst);
   if constexpr (kRegisterTile<Arch> == 16) {
 #if defined(__AVX512F__)
-    transpose16x16(s, src_ld, d, dst_ld, 16, 16, stream);
+    transpose16x16(s, src_ld, d, dst_ld, 16, 16, 16, stream);
 #endif
   } else if constexpr (kRegisterTile<Arch> == 8) {
 #if defined(__AVX2__)
@@ -265,18 +273,21 @@ void register_tile(const T* src, int64_t src_ld, T* dst, int64_t dst_ld, bool st
 // Moves a tile block by block, row blocks outermost so that each src row is read once and the
 // dst rows advance together: 32-bit elements through registers (kRegisterTile; on AVX-512 the
 // edges too, with masked loads and stores), the rest element by element within 16x16 blocks.
+// A partial block's padding rows are written with its data (pad_rows > rows), in the same tile
+// pass: zero lanes of the register tile, or zeros after the element loop.
 template <class Arch, class T>
 void transpose(const void* src_v, int64_t src_ld, void* dst_v, int64_t dst_ld, int64_t rows,
-               int64_t cols, bool stream) {
+               int64_t cols, int64_t pad_rows, bool stream) {
   constexpr int64_t kReg = sizeof(T) == 4 ? kRegisterTile<Arch> : 0;
   constexpr int64_t kTile = kReg ? kReg : 16;
   const T* src = static_cast<const T*>(src_v);
   T* dst = static_cast<T*>(dst_v);
-  for (int64_t r0 = 0; r0 < rows; r0 += kTile) {
+  for (int64_t r0 = 0; r0 < pad_rows; r0 += kTile) {
+    const int64_t rn = std::max<int64_t>(0, std::min(kTile, rows - r0));
+    const int64_t pn = std::min(kTile, pad_rows - r0);  // rows written, zeros past rn
     for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
       const T* s = src + r0 * src_ld + c0;
       T* d = dst + c0 * dst_ld + r0;
-      const int64_t rn = std::min(kTile, rows - r0);
       const int64_t cn = std::min(kTile, cols - c0);
       if (kReg && rn == kTile && cn == kTile) {
         register_tile<Arch>(s, src_ld, d, dst_ld, stream);
@@ -285,12 +296,14 @@ void transpose(const void* src_v, int64_t src_ld, void* dst_v, int64_t dst_ld, i
       if constexpr (kReg == 16) {
 #if defined(__AVX512F__)
         transpose16x16(reinterpret_cast<const float*>(s), src_ld, reinterpret_cast<float*>(d),
-                       dst_ld, static_cast<int>(rn), static_cast<int>(cn), false);
+                       dst_ld, static_cast<int>(rn), static_cast<int>(cn), static_cast<int>(pn),
+                       false);
         continue;
 #endif
       }
       for (int64_t c = 0; c < cn; ++c) {
         for (int64_t r = 0; r < rn; ++r) d[c * dst_ld + r] = s[r * src_ld + c];
+        for (int64_t r = rn; r < pn; ++r) d[c * dst_ld + r] = T{};
       }
     }
   }
@@ -305,12 +318,13 @@ void transpose(const void* src_v, int64_t src_ld, void* dst_v, int64_t dst_ld, i
 // row edges through a small buffer so that nothing past the tile is touched.
 template <class Arch, class S, class D>
 void transpose_convert(const void* src_v, int64_t src_ld, void* dst_v, int64_t dst_ld,
-                       int64_t rows, int64_t cols, const quant_ptrs& q) {
+                       int64_t rows, int64_t cols, int64_t pad_rows, const quant_ptrs& q) {
   const S* src = static_cast<const S*>(src_v);
   D* dst = static_cast<D*>(dst_v);
   const quant_lanes<Arch> lanes(q);
-  for (int64_t r0 = 0; r0 < rows; r0 += 16) {
-    const int rn = static_cast<int>(std::min<int64_t>(16, rows - r0));
+  for (int64_t r0 = 0; r0 < pad_rows; r0 += 16) {
+    const int rn = static_cast<int>(std::clamp<int64_t>(rows - r0, 0, 16));
+    const int pn = static_cast<int>(std::min<int64_t>(16, pad_rows - r0));
     for (int64_t c0 = 0; c0 < cols; c0 += 16) {
       const int cn = static_cast<int>(std::min<int64_t>(16, cols - c0));
       __m512 r[16];
@@ -330,7 +344,8 @@ void transpose_convert(const void* src_v, int64_t src_ld, void* dst_v, int64_t d
           if (q.has_sum) std::memcpy(old, out, rn * sizeof(D));
           D tmp[16];
           store_from_f32<Arch>(lanes.apply(x, old), tmp);
-          std::memcpy(out, tmp, rn * sizeof(D));
+          std::memset(static_cast<void*>(tmp + rn), 0, (16 - rn) * sizeof(D));  // padding: 0
+          std::memcpy(out, tmp, pn * sizeof(D));
         }
       }
     }

@@ -3,7 +3,9 @@
 //   convert_run_fn* cvt = find_convert_run<xsimd::avx2>(data_type::f32, data_type::s8);
 //   if (cvt) cvt(src, dst, n, quant);    // n contiguous elements, common (mask 0) quantization
 //   transpose_fn* t = find_transpose<xsimd::avx2>(4);
-//   t(src, src_ld, dst, dst_ld, rows, cols, /*stream=*/false);  // dst[c * dst_ld + r] = src[r * src_ld + c]
+//   t(src, src_ld, dst, dst_ld, rows, cols, /*pad_rows=*/rows, /*stream=*/false);
+//   // dst[c * dst_ld + r] = src[r * src_ld + c]; with pad_rows > rows, dst rows [rows, pad_rows)
+//   // of every column get zeros (the padding of a partial block, written with its data)
 //
 // Each ISA's instantiation lives in its own translation unit (simd/build_defs.bzl).
 #ifndef TESSERA_PRIMITIVES_REORDER_INTERNAL_VECTOR_KERNELS_H_
@@ -19,12 +21,15 @@ namespace tessera::reorder_internal {
 // n contiguous elements; quantization values (if any) at index 0 of each array.
 using convert_run_fn = void(const void* src, void* dst, int64_t n, const quant_ptrs& q);
 // A rows x cols tile of elements moved without conversion (element size fixed by the lookup).
+// pad_rows (>= rows): dst rows [rows, pad_rows) of each column are zeroed.
 // stream: full, aligned register tiles may use non-temporal stores (large destinations).
 using transpose_fn = void(const void* src, int64_t src_ld, void* dst, int64_t dst_ld,
-                          int64_t rows, int64_t cols, bool stream);
-// The same tile moved and converted in one pass (common quantization, as convert_run_fn).
+                          int64_t rows, int64_t cols, int64_t pad_rows, bool stream);
+// The same tile moved and converted in one pass (common quantization, as convert_run_fn); the
+// zeroed rows are plain zeros, not quantized ones.
 using transpose_convert_fn = void(const void* src, int64_t src_ld, void* dst, int64_t dst_ld,
-                                  int64_t rows, int64_t cols, const quant_ptrs& q);
+                                  int64_t rows, int64_t cols, int64_t pad_rows,
+                                  const quant_ptrs& q);
 
 // nullptr when this ISA has no vector conversion for the pair (f64, f16 and f8 types).
 template <class Arch>
