@@ -173,6 +173,17 @@ TEST(Softmax, PaddingOfDestinationIsZero) {
 }
 
 // dst = round(softmax(src) * src_scale / dst_scale), and the 2.x output scale form.
+// Executes `fwd` from `in` into `out` with common src and dst scales given as arguments.
+absl::Status execute_with_scales(const softmax_forward& fwd, const memory_desc& src,
+                                 const void* in, const memory_desc& dst, void* out,
+                                 float src_scale, float dst_scale) {
+  const memory_desc one = *memory_desc::with_strides({1}, data_type::f32, {1});
+  return fwd.execute({{arg::src, {src, const_cast<void*>(in)}},
+                      {arg::dst, {dst, out}},
+                      {arg::src_scales, {one, &src_scale}},
+                      {arg::dst_scales, {one, &dst_scale}}});
+}
+
 TEST(Softmax, Int8Scales) {
   const memory_desc src = plain({4, 30}, data_type::s8);
   const memory_desc dst = plain({4, 30}, data_type::u8);
@@ -185,14 +196,10 @@ TEST(Softmax, Int8Scales) {
   attr.dst_scales = quant_param{0};
   auto fwd = softmax_forward::create(softmax_alg::softmax, src, dst, 1, attr);
   ASSERT_TRUE(fwd.ok()) << fwd.status();
-  float src_scale = 2.f, dst_scale = 1.f / 64;
-  const memory_desc one = *memory_desc::with_strides({1}, data_type::f32, {1});
+  const float src_scale = 2.f, dst_scale = 1.f / 64;
   auto out = buffer(dst);
-  ASSERT_TRUE(fwd->execute({{arg::src, {src, in.data()}},
-                            {arg::dst, {dst, out.data()}},
-                            {arg::src_scales, {one, &src_scale}},
-                            {arg::dst_scales, {one, &dst_scale}}})
-                  .ok());
+  ASSERT_TRUE(
+      execute_with_scales(*fwd, src, in.data(), dst, out.data(), src_scale, dst_scale).ok());
   const auto want = testing::softmax_forward_reference(softmax_alg::softmax, src, in.data(), 1,
                                                        src_scale / dst_scale);
   const auto got = testing::read_logical(dst, out.data());
@@ -209,7 +216,6 @@ TEST(Softmax, Int8Scales) {
   EXPECT_EQ(out, out2);  // 2 / (1/64) = 128
 }
 
-
 // f64 arithmetic whenever f64 is involved, scales included: src_scale / dst_scale = 3/7 is not a
 // float, and rounding it to one left a 3e-8 relative error in f64 outputs (fuzz finding 5).
 TEST(Softmax, F64OutputsWithScalesKeepF64Accuracy) {
@@ -224,14 +230,8 @@ TEST(Softmax, F64OutputsWithScalesKeepF64Accuracy) {
       attr.dst_scales = quant_param{0};
       auto fwd = softmax_forward::create(alg, src, dst, 1, attr);
       ASSERT_TRUE(fwd.ok()) << fwd.status();
-      float src_scale = 3.f, dst_scale = 7.f;
-      const memory_desc one = *memory_desc::with_strides({1}, data_type::f32, {1});
       auto out = buffer(dst);
-      ASSERT_TRUE(fwd->execute({{arg::src, {src, in.data()}},
-                                {arg::dst, {dst, out.data()}},
-                                {arg::src_scales, {one, &src_scale}},
-                                {arg::dst_scales, {one, &dst_scale}}})
-                      .ok());
+      ASSERT_TRUE(execute_with_scales(*fwd, src, in.data(), dst, out.data(), 3.f, 7.f).ok());
       const auto want = testing::softmax_forward_reference(alg, src, in.data(), 1, 3.0 / 7.0);
       const auto got = testing::read_logical(dst, out.data());
       for (size_t i = 0; i < want.size(); ++i) {
@@ -241,6 +241,7 @@ TEST(Softmax, F64OutputsWithScalesKeepF64Accuracy) {
     }
   }
 }
+
 TEST(Softmax, VerboseLine) {
   verbose_capture capture;
   scoped_verbose on(true);
