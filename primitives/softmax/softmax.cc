@@ -435,7 +435,7 @@ absl::Status softmax_backward::execute(const exec_args& args) const {
       return absl::InvalidArgumentError("softmax backward: diff_src overlaps dst");
     }
   }
-  run(pl, y.data, dy.data, const_cast<void*>(dx.data), 1.f);
+  run(pl, y.data, dy.data, const_cast<void*>(dx.data), 1.0);
   trace.commit();
   return absl::OkStatus();
 }

@@ -290,23 +290,21 @@ absl::Status accept_convert(plan& p, const vector_kernels* vk) {
 
 // --- a partial dst block's padding written by the tile that writes its data ----------------------
 
-// The dst elements of a box as (size, dst stride) nodes, ordered and merged, size 1 dropped: two
-// boxes cover the same dst elements when these and their dst bases are equal.
+// The dst elements of a box in a canonical form: its dst base and its nodes reduced to their dst
+// strides, then ordered and merged by order_and_merge. Two boxes with equal forms cover the same
+// dst elements.
 std::pair<dim_t, std::vector<std::pair<dim_t, dim_t>>> dst_footprint(const nest_box& box) {
-  std::vector<std::pair<dim_t, dim_t>> nodes;  // (dst stride, size), innermost first
+  std::vector<nest_node> nodes;
   for (const nest_node& n : box.nodes) {
-    if (n.size != 1) nodes.push_back({n.stride[kDst], n.size});
+    nest_node dst_only;
+    dst_only.size = n.size;
+    dst_only.stride[kDst] = n.stride[kDst];
+    nodes.push_back(dst_only);
   }
-  std::sort(nodes.begin(), nodes.end());
-  std::vector<std::pair<dim_t, dim_t>> merged;
-  for (const auto& n : nodes) {
-    if (!merged.empty() && merged.back().first * merged.back().second == n.first) {
-      merged.back().second *= n.second;
-    } else {
-      merged.push_back(n);
-    }
-  }
-  return {box.base[kDst], merged};
+  order_and_merge(nodes);
+  std::vector<std::pair<dim_t, dim_t>> form;  // (size, dst stride), outermost first
+  for (const nest_node& n : nodes) form.push_back({n.size, n.stride[kDst]});
+  return {box.base[kDst], form};
 }
 
 // A box whose dst-innermost node is a block row (dst stride = the innermost block `block`, the

@@ -286,7 +286,8 @@ void transpose(const void* src_v, int64_t src_ld, void* dst_v, int64_t dst_ld, i
     const int64_t rn = std::max<int64_t>(0, std::min(kTile, rows - r0));
     const int64_t pn = std::min(kTile, pad_rows - r0);  // rows written, zeros past rn
     for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
-      const T* s = src + r0 * src_ld + c0;
+      // Rows past `rows` are padding only: their src address is never formed.
+      const T* s = rn > 0 ? src + r0 * src_ld + c0 : src;
       T* d = dst + c0 * dst_ld + r0;
       const int64_t cn = std::min(kTile, cols - c0);
       if (kReg && rn == kTile && cn == kTile) {
@@ -328,7 +329,8 @@ void transpose_convert(const void* src_v, int64_t src_ld, void* dst_v, int64_t d
     for (int64_t c0 = 0; c0 < cols; c0 += 16) {
       const int cn = static_cast<int>(std::min<int64_t>(16, cols - c0));
       __m512 r[16];
-      load_transposed(reinterpret_cast<const float*>(src + r0 * src_ld + c0), src_ld, rn, cn, r);
+      const S* s = rn > 0 ? src + r0 * src_ld + c0 : src;  // padding rows: no src address
+      load_transposed(reinterpret_cast<const float*>(s), src_ld, rn, cn, r);
       for (int i = 0; i < cn; ++i) {
         D* out = dst + (c0 + i) * dst_ld + r0;
         f32x<Arch> x;
