@@ -14,6 +14,7 @@
 #ifndef TESSERA_SIMD_MATH_H_
 #define TESSERA_SIMD_MATH_H_
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -74,6 +75,97 @@ xsimd::batch<float, Arch> exp_nonpositive_f32(xsimd::batch<float, Arch> x) {
   {
     return exp_f32<Arch>(x);
   }
+}
+
+// exp of f64 batches to about 2^-37 relative error (not the full f64 accuracy of xsimd::exp),
+// optionally times a constant: enough wherever the result is rounded to f32 afterwards, even
+// after a cancelling subtraction (softmax's logsoftmax backward, `diff_dst - exp(dst) * sum`,
+// which xsimd::exp made slow with its one division per vector).
+//
+//   auto e = tessera::simd::exp_f64_relaxed(xsimd::batch<double, Arch>(y));   // exp(y)
+//   const tessera::simd::scaled_exp_f64<Arch> exp_times_sum(sum);              // once per row
+//   auto d = dy - exp_times_sum(y);                                             // exp(y) * sum
+//
+// Any input: NaN -> NaN, -Inf -> 0, +Inf -> +Inf. On avx512bw: n = round(16 x / ln2),
+// r = x - n ln2/16 (two-constant Cody-Waite, |r| <= ln2/32), 2^((n mod 16)/16) · scale from a
+// 16-entry table in two registers (vpermt2pd), exp(r) = 1 + r q(r) with q the cubic Chebyshev
+// fit of (e^r - 1)/r (|error| below 2^-37.5 relative), and 2^floor(n/16) by one vscalefpd: no
+// division, denormal and overflowing results rounded once (exp(x) finite up to 709.78).
+// Other archs: xsimd::exp (full accuracy; Inf from x > 709.43, 0 below -708.39) times scale.
+// Error measured by //primitives/softmax:exp_f64_relaxed_test against long double.
+template <class Arch>
+class scaled_exp_f64 {
+ public:
+  using batch = xsimd::batch<double, Arch>;
+  // scale 0, ±Inf or NaN: computed as exp(x) * scale (so exp(+Inf) * 0 stays NaN).
+  explicit scaled_exp_f64(double scale) : scale_(scale), finite_nonzero_(std::isfinite(scale) && scale != 0) {
+#if defined(__AVX512F__)
+    if constexpr (std::is_same_v<Arch, xsimd::avx512bw>) {
+      // scale = s · 2^e with s in [1, 2): the table holds s (never overflowing or denormal) and
+      // vscalefpd applies e.
+      int e = 0;
+      const double s = finite_nonzero_ ? 2 * std::frexp(scale, &e) : 1.0;
+      exponent_ = _mm512_set1_pd(finite_nonzero_ ? e - 1 : 0);
+      // 2^(j/16), j = 0..15, each correctly rounded, times s.
+      low_ = _mm512_mul_pd(_mm512_set1_pd(s), _mm512_setr_pd(0x1.0000000000000p+0, 0x1.0b5586cf9890fp+0,
+                                                            0x1.172b83c7d517bp+0, 0x1.2387a6e756238p+0,
+                                                            0x1.306fe0a31b715p+0, 0x1.3dea64c123422p+0,
+                                                            0x1.4bfdad5362a27p+0, 0x1.5ab07dd485429p+0));
+      high_ = _mm512_mul_pd(_mm512_set1_pd(s), _mm512_setr_pd(0x1.6a09e667f3bcdp+0, 0x1.7a11473eb0187p+0,
+                                                             0x1.8ace5422aa0dbp+0, 0x1.9c49182a3f090p+0,
+                                                             0x1.ae89f995ad3adp+0, 0x1.c199bdd85529cp+0,
+                                                             0x1.d5818dcfba487p+0, 0x1.ea4afa2a490dap+0));
+    }
+#endif
+  }
+
+  batch operator()(batch x) const {
+#if defined(__AVX512F__)
+    if constexpr (std::is_same_v<Arch, xsimd::avx512bw>) {
+      if (finite_nonzero_) return table_exp(x, low_, high_, exponent_);
+      return batch(scale_) * batch(table_exp(x, low_, high_, exponent_));  // the table holds 1 then
+    } else
+#endif
+    {
+      return xsimd::exp(x) * batch(scale_);
+    }
+  }
+
+ private:
+#if defined(__AVX512F__)
+  // exp(x) · 2^exponent times the scale folded into the table (low: entries 0..7, high: 8..15).
+  static __m512d table_exp(__m512d x, __m512d low, __m512d high, __m512d exponent) {
+    // Clamped so 16 x / ln2 stays far inside the magic-number trick's 2^51; past ±1500 the
+    // result is 0 / Inf for every finite scale (exp(x) · scale is finite and nonzero only for
+    // |x| < 745 + 710). minpd returns its second operand when one is NaN, so a NaN x survives.
+    const __m512d xc = _mm512_max_pd(_mm512_set1_pd(-1500.0), _mm512_min_pd(_mm512_set1_pd(1500.0), x));
+    // Adding 1.5 * 2^52 rounds 16 x / ln2 to the nearest integer n and leaves n's low bits in
+    // the low mantissa bits, which vpermt2pd reads as the table index (bits 0..3).
+    const __m512d magic = _mm512_set1_pd(0x1.8p52);
+    const __m512d shifted = _mm512_fmadd_pd(xc, _mm512_set1_pd(0x1.71547652b82fep+4), magic);
+    // n / 16, exactly (a power-of-two scaling and an exact difference, rounded once by the fma).
+    const __m512d n16 = _mm512_fmadd_pd(shifted, _mm512_set1_pd(1.0 / 16), _mm512_set1_pd(-0x1.8p52 / 16));
+    // r = x - n ln2/16 with ln2 = hi + lo, hi of 38 bits (n hi is exact; the fma rounds once).
+    __m512d r = _mm512_fnmadd_pd(n16, _mm512_set1_pd(0x1.62e42fefa0000p-1), xc);
+    r = _mm512_fnmadd_pd(n16, _mm512_set1_pd(0x1.cf79abc9e3b3ap-40), r);
+    __m512d q = _mm512_set1_pd(0x1.5556b330ec55bp-5);
+    q = _mm512_fmadd_pd(q, r, _mm512_set1_pd(0x1.5557621f0be17p-3));
+    q = _mm512_fmadd_pd(q, r, _mm512_set1_pd(0x1.ffffffff57e8ep-2));
+    q = _mm512_fmadd_pd(q, r, _mm512_set1_pd(0x1.fffffffe07ba3p-1));  // exp(r) = 1 + r q
+    const __m512d t = _mm512_permutex2var_pd(low, _mm512_castpd_si512(shifted), high);
+    const __m512d mantissa = _mm512_fmadd_pd(_mm512_mul_pd(t, r), q, t);  // t exp(r)
+    // vscalefpd multiplies by 2^floor(n / 16 + exponent).
+    return _mm512_scalef_pd(mantissa, _mm512_add_pd(n16, exponent));
+  }
+  __m512d low_, high_, exponent_;
+#endif
+  double scale_;
+  bool finite_nonzero_;
+};
+
+template <class Arch>
+xsimd::batch<double, Arch> exp_f64_relaxed(xsimd::batch<double, Arch> x) {
+  return scaled_exp_f64<Arch>(1.0)(x);
 }
 
 template <class Arch>
