@@ -43,6 +43,10 @@ const std::vector<layout_pair>& layout_pairs() {
       // node dropped as size 1), three channels, a second block of one.
       {{2, 1, 5, 7}, "nchw", "nChw16c"},    {{2, 3, 5, 7}, "nchw", "nChw16c"},
       {{1, 17, 2, 9}, "nchw", "nChw8c"},
+      // Short src runs (hw) widened by the node that continues them in src (i): 144 columns of
+      // whole blocks, 5-element groups across three i blocks, o padding written by the tiles.
+      {{32, 32, 3, 3}, "oihw", "OIhw16i16o"}, {{16, 48, 1, 5}, "oihw", "OIhw16i16o"},
+      {{17, 16, 2, 2}, "oihw", "OIhw16i16o"},
   };
   return *pairs;
 }
@@ -155,7 +159,8 @@ TEST(ReorderKernels, AttributesMatchReference) {
                           std::pair{data_type::f64, data_type::u8},
                           std::pair{data_type::f16, data_type::f8_e4m3}}) {
     for (const auto& [stag, dtag] : {std::pair{"nchw", "nchw"}, std::pair{"nchw", "nhwc"},
-                                     std::pair{"nhwc", "nChw16c"}}) {
+                                     std::pair{"nhwc", "nChw16c"},
+                                     std::pair{"oihw", "OIhw16i16o"}}) {
       std::vector<primitive_attr> attrs = float_attrs;
       if (is_integral(sdt)) {
         primitive_attr a = scales(0, -1);

@@ -177,15 +177,16 @@ void run_transpose(const plan& p, const exec_ctx& ctx) {
     auto strip = [&](const strides_t& off, int64_t cn, unsigned char* scratch) {
       if (p.bit_copy) {
         p.transpose(ctx.src + off[kSrc] * ss, nb.stride[kSrc], ctx.dst + off[kDst] * ds,
-                    na.stride[kDst], nb.size, cn, tb.pad_rows, p.stream_stores);
+                    tb.columns, nb.size, cn, tb.pad_rows, p.stream_stores);
         return;
       }
       if (p.transpose_convert) {
         p.transpose_convert(ctx.src + off[kSrc] * ss, nb.stride[kSrc], ctx.dst + off[kDst] * ds,
-                            na.stride[kDst], nb.size, cn, tb.pad_rows, ctx.q);
+                            tb.columns, nb.size, cn, tb.pad_rows, ctx.q);
         return;
       }
-      // Transpose a block into scratch (src type, dst order), then convert its rows.
+      // Transpose a block into scratch (src type, dst order), then convert its rows (plain
+      // columns only: transpose_view widens none for this path).
       for (int64_t r0 = 0; r0 < nb.size; r0 += kScratchRows) {
         const int64_t rn = std::min(kScratchRows, nb.size - r0);
         for (int64_t cc = 0; cc < cn; cc += kScratchCols) {
@@ -194,7 +195,8 @@ void run_transpose(const plan& p, const exec_ctx& ctx) {
           for (int op = 0; op < kOperands; ++op) {
             at[op] += r0 * nb.stride[op] + cc * na.stride[op];
           }
-          p.transpose(ctx.src + at[kSrc] * ss, nb.stride[kSrc], scratch, rn, rn, cm, rn, false);
+          p.transpose(ctx.src + at[kSrc] * ss, nb.stride[kSrc], scratch, dst_columns{rn}, rn, cm,
+                      rn, false);
           for (int64_t c = 0; c < cm; ++c) {
             p.convert(scratch + c * rn * ss, ctx.dst + (at[kDst] + c * na.stride[kDst]) * ds, rn,
                       ctx.q);
@@ -203,12 +205,15 @@ void run_transpose(const plan& p, const exec_ctx& ctx) {
       }
     };
     // Strips of >= 64 columns and about kMinElementsPerTask elements: short rows (nchw ->
-    // nChw16c has 16) would otherwise make tasks of a few KiB.
-    const int64_t kColsPerTask = std::max<int64_t>(64, (kMinElementsPerTask / nb.size) / 16 * 16);
-    const int64_t col_tasks = (na.size + kColsPerTask - 1) / kColsPerTask;
+    // nChw16c has 16) would otherwise make tasks of a few KiB. Widened columns: whole groups,
+    // since the kernels map a strip's columns from a group boundary.
+    const int64_t group = tb.columns.group > 0 ? tb.columns.group : tb.cols;  // tb.cols: one group
+    int64_t kColsPerTask = std::max<int64_t>(64, (kMinElementsPerTask / nb.size) / 16 * 16);
+    if (tb.columns.group > 0) kColsPerTask = (kColsPerTask + group - 1) / group * group;
+    const int64_t col_tasks = (tb.cols + kColsPerTask - 1) / kColsPerTask;
     const int64_t tasks = product(outer_box, 0, outer_box.nodes.size()) * col_tasks;
     const int64_t min_chunk =
-        std::max<int64_t>(1, kMinElementsPerTask / (nb.size * std::min(na.size, kColsPerTask)));
+        std::max<int64_t>(1, kMinElementsPerTask / (nb.size * std::min(tb.cols, kColsPerTask)));
     parallel_for(tasks, min_chunk, [&](int64_t begin, int64_t end) {
       alignas(64) unsigned char scratch[kScratchRows * kScratchCols * 8];
       // One walk over the chunk's outer indices, not one per task: a task can be a single small
@@ -220,8 +225,10 @@ void run_transpose(const plan& p, const exec_ctx& ctx) {
              for (int64_t t = std::max(begin, o * col_tasks); t < t_end; ++t) {
                const int64_t c0 = (t % col_tasks) * kColsPerTask;
                strides_t off = base;
-               for (int op = 0; op < kOperands; ++op) off[op] += c0 * na.stride[op];
-               strip(off, std::min(kColsPerTask, na.size - c0), scratch);
+               for (int op = 0; op < kOperands; ++op) {
+                 off[op] += c0 / group * tb.ng.stride[op] + c0 % group * na.stride[op];
+               }
+               strip(off, std::min(kColsPerTask, tb.cols - c0), scratch);
              }
              ++o;
            });
@@ -333,6 +340,7 @@ bool fuse_block_padding(const plan& p, std::vector<transpose_box>& boxes, dim_t 
     nest_box pad = tb.outer;
     pad.base[kDst] += tb.nb.size;
     pad.nodes.push_back(tb.na);
+    if (tb.ng.size > 1) pad.nodes.push_back(tb.ng);
     nest_node lanes;
     lanes.size = block - tb.nb.size;
     lanes.stride[kDst] = 1;
@@ -348,7 +356,12 @@ bool fuse_block_padding(const plan& p, std::vector<transpose_box>& boxes, dim_t 
   return true;
 }
 
-std::vector<transpose_box> transpose_view(const std::vector<nest_box>& data, dim_t unit_block) {
+// Below this many src-contiguous elements a tile row is mostly masked lanes: widen it.
+constexpr dim_t kWidenBelow = 64;
+
+// widen: the kernels map grouped columns (bit copies and the one-pass conversions do).
+std::vector<transpose_box> transpose_view(const std::vector<nest_box>& data, dim_t unit_block,
+                                          bool widen) {
   std::vector<transpose_box> boxes;
   for (const nest_box& original : data) {
     const nest_box b = unit_block > 0 ? with_unit_block_node(original, unit_block) : original;
@@ -361,6 +374,19 @@ std::vector<transpose_box> transpose_view(const std::vector<nest_box>& data, dim
       tb.na = b.nodes[tb.a];
       tb.nb = b.nodes.back();
       tb.pad_rows = tb.nb.size;
+      tb.columns = dst_columns{tb.na.stride[kDst]};
+      tb.cols = tb.na.size;
+      auto& outer = tb.outer.nodes;
+      const auto continues_a = [&](const nest_node& n) {
+        return n.stride[kSrc] == tb.na.size * tb.na.stride[kSrc];
+      };
+      const auto g = std::find_if(outer.begin(), outer.end(), continues_a);
+      if (widen && tb.na.size < kWidenBelow && g != outer.end()) {
+        tb.ng = *g;
+        outer.erase(g);
+        tb.columns = dst_columns{tb.na.stride[kDst], tb.na.size, tb.ng.stride[kDst]};
+        tb.cols = tb.na.size * tb.ng.size;
+      }
     }
     boxes.push_back(std::move(tb));
   }
@@ -373,16 +399,16 @@ absl::Status accept_transpose(plan& p, const vector_kernels* vk) {
   const blocking_desc& dst_blocks = p.dst.blocking();
   const dim_t block =
       dst_blocks.inner_nblks > 0 ? dst_blocks.inner_blks[dst_blocks.inner_nblks - 1] : 0;
-  // The padding can go with the tiles when they are moved bit for bit or converted in one pass
-  // (the two-pass conversion through scratch does not write it).
-  const bool can_fuse_padding = p.bit_copy || vk->find_transpose_convert(p.src.dt(), p.dst.dt());
+  // Tiles moved bit for bit or converted in one pass can write the padding with their data and
+  // map widened columns (the two-pass conversion through scratch does neither).
+  const bool one_pass = p.bit_copy || vk->find_transpose_convert(p.src.dt(), p.dst.dt());
   std::vector<transpose_box> boxes;
   bool fused = false;
-  if (can_fuse_padding && !p.nest.padding.empty() && block > 1) {
-    boxes = transpose_view(p.nest.data, block);
+  if (one_pass && !p.nest.padding.empty() && block > 1) {
+    boxes = transpose_view(p.nest.data, block, one_pass);
     fused = fuse_block_padding(p, boxes, block);
   }
-  if (!fused) boxes = transpose_view(p.nest.data, 0);
+  if (!fused) boxes = transpose_view(p.nest.data, 0, one_pass);
   if (!box || boxes[p.main_box].a < 0) {
     return absl::FailedPreconditionError("no pair of nodes contiguous in src and in dst");
   }

@@ -22,11 +22,16 @@ struct exec_ctx {
 };
 
 // The transpose kernel's view of one data box: the src-contiguous node `a`, the dst-contiguous
-// innermost node `b` and the remaining (outer) nodes; computed at create.
+// innermost node `b` and the remaining (outer) nodes; computed at create. A short `a` run may be
+// widened by the node `g` that continues it in src (src stride = a's size): the tile columns are
+// then the g.size x a.size contiguous src elements, with dst offsets from `columns`.
 struct transpose_box {
   int a = -1;  // -1: the box has no such pair and runs through the strided kernel
   nest_box outer;
   nest_node na, nb;
+  nest_node ng;           // size 1: no widening
+  dst_columns columns;    // the dst offset of each column
+  dim_t cols = 0;         // na.size * ng.size
   // > nb.size when nb is a partial dst block: the tile also writes the block's padding (zeros).
   dim_t pad_rows = 0;
 };

@@ -207,10 +207,11 @@ inline constexpr int kRegisterTile =
   transpose_registers(r);
 }
 
-// dst rows [0, cn) of `lanes` lanes (>= rn: lanes past rn are the zeros of the missing rows);
-// full aligned tiles may bypass the cache (stream).
+// dst rows [0, cn) of `lanes` lanes (>= rn: lanes past rn are the zeros of the missing rows),
+// row i at dst + col(i); aligned full rows may bypass the cache (stream).
+template <class Cols>
 [[gnu::always_inline]] inline void transpose16x16(const float* src, int64_t src_ld, float* dst,
-                                                  int64_t dst_ld, int rn, int cn, int lanes,
+                                                  const Cols& col, int rn, int cn, int lanes,
                                                   bool stream) {
   __m512 r[16];
   if (rn == 1) {
@@ -221,20 +222,21 @@ inline constexpr int kRegisterTile =
     load_transposed(src, src_ld, rn, cn, r);
   }
   if (lanes == 16) {
-    if (stream && (reinterpret_cast<uintptr_t>(dst) % 64) == 0 && dst_ld % 16 == 0) {
-      for (int i = 0; i < cn; ++i) _mm512_stream_ps(dst + i * dst_ld, r[i]);
+    if (stream && col.all_aligned64(dst, cn)) {
+      for (int i = 0; i < cn; ++i) _mm512_stream_ps(dst + col(i), r[i]);
     } else {
-      for (int i = 0; i < cn; ++i) _mm512_storeu_ps(dst + i * dst_ld, r[i]);
+      for (int i = 0; i < cn; ++i) _mm512_storeu_ps(dst + col(i), r[i]);
     }
   } else {
     const __mmask16 m = static_cast<__mmask16>((1u << lanes) - 1);
-    for (int i = 0; i < cn; ++i) _mm512_mask_storeu_ps(dst + i * dst_ld, m, r[i]);
+    for (int i = 0; i < cn; ++i) _mm512_mask_storeu_ps(dst + col(i), m, r[i]);
   }
 }
 #endif
 
 #if defined(__AVX2__)
-inline void transpose8x8(const float* src, int64_t src_ld, float* dst, int64_t dst_ld) {
+template <class Cols>
+inline void transpose8x8(const float* src, int64_t src_ld, float* dst, const Cols& col) {
   __m256 r[8], t[8];
   for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(src + i * src_ld);
   for (int i = 0; i < 8; i += 2) {
@@ -251,22 +253,61 @@ inline void transpose8x8(const float* src, int64_t src_ld, float* dst, int64_t d
     t[i] = _mm256_permute2f128_ps(r[i], r[i + 4], 0x20);
     t[i + 4] = _mm256_permute2f128_ps(r[i], r[i + 4], 0x31);
   }
-  for (int i = 0; i < 8; ++i) _mm256_storeu_ps(dst + i * dst_ld, t[i]);
+  for (int i = 0; i < 8; ++i) _mm256_storeu_ps(dst + col(i), t[i]);
 }
 #endif
 
-template <class Arch, class T>
-void register_tile(const T* src, int64_t src_ld, T* dst, int64_t dst_ld, bool stream) {
-  const float* s = reinterpret_cast<const float*>(src);
-  float* d = reinterpret_cast<float*>(dst);
+template <class Arch, class T, class Cols>
+void register_tile(const T* src, int64_t src_ld, T* dst, const Cols& col, bool stream) {
+  [[maybe_unused]] const float* s = reinterpret_cast<const float*>(src);
+  [[maybe_unused]] float* d = reinterpret_cast<float*>(dst);
   if constexpr (kRegisterTile<Arch> == 16) {
 #if defined(__AVX512F__)
-    transpose16x16(s, src_ld, d, dst_ld, 16, 16, 16, stream);
+    transpose16x16(s, src_ld, d, col, 16, 16, 16, stream);
 #endif
   } else if constexpr (kRegisterTile<Arch> == 8) {
 #if defined(__AVX2__)
-    transpose8x8(s, src_ld, d, dst_ld);
+    transpose8x8(s, src_ld, d, col);
 #endif
+  }
+}
+
+// The dst offsets of a tile's columns i = 0, 1, ... (the tile starting at column c0).
+// all_aligned64: whether dst + column i is 64-byte aligned for every i < n.
+struct plain_tile_columns {
+  int64_t base, ld;
+  int64_t operator()(int i) const { return base + i * ld; }
+  template <class T>
+  bool all_aligned64(const T* dst, int) const {
+    return reinterpret_cast<uintptr_t>(dst + base) % 64 == 0 && (ld * sizeof(T)) % 64 == 0;
+  }
+};
+struct grouped_tile_columns {
+  int64_t off[16];
+  grouped_tile_columns(const dst_columns& m, int64_t c0, int n) {
+    int64_t g = c0 / m.group, k = c0 % m.group;
+    for (int i = 0; i < n; ++i) {
+      off[i] = g * m.group_ld + k * m.ld;
+      if (++k == m.group) k = 0, ++g;
+    }
+  }
+  int64_t operator()(int i) const { return off[i]; }
+  template <class T>
+  bool all_aligned64(const T* dst, int n) const {
+    for (int i = 0; i < n; ++i) {
+      if (reinterpret_cast<uintptr_t>(dst + off[i]) % 64 != 0) return false;
+    }
+    return true;
+  }
+};
+
+// Calls body(tile_columns_at) with the column mapping of `m`, as a type the kernels inline.
+template <class Body>
+void with_tile_columns(const dst_columns& m, int64_t cols, Body&& body) {
+  if (m.group > 0 && m.group < cols) {
+    body([&m](int64_t c0, int n) { return grouped_tile_columns(m, c0, n); });
+  } else {
+    body([ld = m.ld](int64_t c0, int) { return plain_tile_columns{c0 * ld, ld}; });
   }
 }
 
@@ -275,36 +316,39 @@ void register_tile(const T* src, int64_t src_ld, T* dst, int64_t dst_ld, bool st
 // edges too, with masked loads and stores), the rest element by element within 16x16 blocks.
 // A partial block's padding rows are written with its data (pad_rows > rows), in the same tile
 // pass: zero lanes of the register tile, or zeros after the element loop.
-template <class Arch, class T>
-void transpose(const void* src_v, int64_t src_ld, void* dst_v, int64_t dst_ld, int64_t rows,
-               int64_t cols, int64_t pad_rows, bool stream) {
+// Not inlined: each column mapping gets a function of its own (inlined together into
+// transpose(), the plain tiles ran 5-10 % slower in A/B runs of nhwc -> nchw).
+template <class Arch, class T, class ColumnsAt>
+[[gnu::noinline]] void transpose_tiles(const T* src, int64_t src_ld, T* dst,
+                                       const ColumnsAt& columns_at, int64_t rows, int64_t cols,
+                                       int64_t pad_rows, bool stream) {
   constexpr int64_t kReg = sizeof(T) == 4 ? kRegisterTile<Arch> : 0;
   constexpr int64_t kTile = kReg ? kReg : 16;
-  const T* src = static_cast<const T*>(src_v);
-  T* dst = static_cast<T*>(dst_v);
   for (int64_t r0 = 0; r0 < pad_rows; r0 += kTile) {
     const int64_t rn = std::max<int64_t>(0, std::min(kTile, rows - r0));
     const int64_t pn = std::min(kTile, pad_rows - r0);  // rows written, zeros past rn
     for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
       // Rows past `rows` are padding only: their src address is never formed.
       const T* s = rn > 0 ? src + r0 * src_ld + c0 : src;
-      T* d = dst + c0 * dst_ld + r0;
+      T* d = dst + r0;
       const int64_t cn = std::min(kTile, cols - c0);
+      const auto col = columns_at(c0, static_cast<int>(cn));
       if (kReg && rn == kTile && cn == kTile) {
-        register_tile<Arch>(s, src_ld, d, dst_ld, stream);
+        register_tile<Arch>(s, src_ld, d, col, stream);
         continue;
       }
       if constexpr (kReg == 16) {
 #if defined(__AVX512F__)
         transpose16x16(reinterpret_cast<const float*>(s), src_ld, reinterpret_cast<float*>(d),
-                       dst_ld, static_cast<int>(rn), static_cast<int>(cn), static_cast<int>(pn),
+                       col, static_cast<int>(rn), static_cast<int>(cn), static_cast<int>(pn),
                        false);
         continue;
 #endif
       }
       for (int64_t c = 0; c < cn; ++c) {
-        for (int64_t r = 0; r < rn; ++r) d[c * dst_ld + r] = s[r * src_ld + c];
-        for (int64_t r = rn; r < pn; ++r) d[c * dst_ld + r] = T{};
+        T* out = d + col(static_cast<int>(c));
+        for (int64_t r = 0; r < rn; ++r) out[r] = s[r * src_ld + c];
+        for (int64_t r = rn; r < pn; ++r) out[r] = T{};
       }
     }
   }
@@ -313,26 +357,31 @@ void transpose(const void* src_v, int64_t src_ld, void* dst_v, int64_t dst_ld, i
 #endif
 }
 
+template <class Arch, class T>
+void transpose(const void* src, int64_t src_ld, void* dst, const dst_columns& dst_cols,
+               int64_t rows, int64_t cols, int64_t pad_rows, bool stream) {
+  with_tile_columns(dst_cols, cols, [&](const auto& columns_at) {
+    transpose_tiles<Arch>(static_cast<const T*>(src), src_ld, static_cast<T*>(dst), columns_at,
+                          rows, cols, pad_rows, stream);
+  });
+}
+
 #if defined(__AVX512F__)
-// Transpose and convert in one pass (AVX-512, 32-bit sources): each 16x16 tile is transposed in
-// registers and every transposed row goes through quant_lanes and store_from_f32; the
-// row edges through a small buffer so that nothing past the tile is touched.
-template <class Arch, class S, class D>
-void transpose_convert(const void* src_v, int64_t src_ld, void* dst_v, int64_t dst_ld,
-                       int64_t rows, int64_t cols, int64_t pad_rows, const quant_ptrs& q) {
-  const S* src = static_cast<const S*>(src_v);
-  D* dst = static_cast<D*>(dst_v);
+template <class Arch, class S, class D, class ColumnsAt>
+void transpose_convert_tiles(const S* src, int64_t src_ld, D* dst, const ColumnsAt& columns_at,
+                             int64_t rows, int64_t cols, int64_t pad_rows, const quant_ptrs& q) {
   const quant_lanes<Arch> lanes(q);
   for (int64_t r0 = 0; r0 < pad_rows; r0 += 16) {
     const int rn = static_cast<int>(std::clamp<int64_t>(rows - r0, 0, 16));
     const int pn = static_cast<int>(std::min<int64_t>(16, pad_rows - r0));
     for (int64_t c0 = 0; c0 < cols; c0 += 16) {
       const int cn = static_cast<int>(std::min<int64_t>(16, cols - c0));
+      const auto col = columns_at(c0, cn);
       __m512 r[16];
       const S* s = rn > 0 ? src + r0 * src_ld + c0 : src;  // padding rows: no src address
       load_transposed(reinterpret_cast<const float*>(s), src_ld, rn, cn, r);
       for (int i = 0; i < cn; ++i) {
-        D* out = dst + (c0 + i) * dst_ld + r0;
+        D* out = dst + col(i) + r0;
         f32x<Arch> x;
         if constexpr (std::is_same_v<S, float>) {
           x = r[i];
@@ -352,6 +401,18 @@ void transpose_convert(const void* src_v, int64_t src_ld, void* dst_v, int64_t d
       }
     }
   }
+}
+
+// Transpose and convert in one pass (AVX-512, 32-bit sources): each 16x16 tile is transposed in
+// registers and every transposed row goes through quant_lanes and store_from_f32; the
+// row edges through a small buffer so that nothing past the tile is touched.
+template <class Arch, class S, class D>
+void transpose_convert(const void* src, int64_t src_ld, void* dst, const dst_columns& dst_cols,
+                       int64_t rows, int64_t cols, int64_t pad_rows, const quant_ptrs& q) {
+  with_tile_columns(dst_cols, cols, [&](const auto& columns_at) {
+    transpose_convert_tiles<Arch>(static_cast<const S*>(src), src_ld, static_cast<D*>(dst),
+                                  columns_at, rows, cols, pad_rows, q);
+  });
 }
 #endif
 

@@ -3,7 +3,7 @@
 //   convert_run_fn* cvt = find_convert_run<xsimd::avx2>(data_type::f32, data_type::s8);
 //   if (cvt) cvt(src, dst, n, quant);    // n contiguous elements, common (mask 0) quantization
 //   transpose_fn* t = find_transpose<xsimd::avx2>(4);
-//   t(src, src_ld, dst, dst_ld, rows, cols, /*pad_rows=*/rows, /*stream=*/false);
+//   t(src, src_ld, dst, dst_columns{dst_ld}, rows, cols, /*pad_rows=*/rows, /*stream=*/false);
 //   // dst[c * dst_ld + r] = src[r * src_ld + c]; with pad_rows > rows, dst rows [rows, pad_rows)
 //   // of every column get zeros (the padding of a partial block, written with its data)
 //
@@ -18,18 +18,31 @@
 
 namespace tessera::reorder_internal {
 
+// Where each column of a transposed tile starts in dst, relative to column 0. Plain: c * ld.
+// Grouped (group > 0): the columns are the src-contiguous run of two loop nodes, `group` columns
+// per group, c -> (c / group) * group_ld + (c % group) * ld (oihw -> OIhw16i16o: the 16 i x 9 hw
+// of one src row are 144 contiguous columns, so tiles load whole vectors instead of 9 lanes).
+struct dst_columns {
+  int64_t ld = 0;
+  int64_t group = 0;
+  int64_t group_ld = 0;
+  int64_t offset(int64_t c) const {
+    return group > 0 ? (c / group) * group_ld + (c % group) * ld : c * ld;
+  }
+};
+
 // n contiguous elements; quantization values (if any) at index 0 of each array.
 using convert_run_fn = void(const void* src, void* dst, int64_t n, const quant_ptrs& q);
 // A rows x cols tile of elements moved without conversion (element size fixed by the lookup).
 // pad_rows (>= rows): dst rows [rows, pad_rows) of each column are zeroed.
 // stream: full, aligned register tiles may use non-temporal stores (large destinations).
-using transpose_fn = void(const void* src, int64_t src_ld, void* dst, int64_t dst_ld,
+using transpose_fn = void(const void* src, int64_t src_ld, void* dst, const dst_columns& dst_cols,
                           int64_t rows, int64_t cols, int64_t pad_rows, bool stream);
 // The same tile moved and converted in one pass (common quantization, as convert_run_fn); the
 // zeroed rows are plain zeros, not quantized ones.
-using transpose_convert_fn = void(const void* src, int64_t src_ld, void* dst, int64_t dst_ld,
-                                  int64_t rows, int64_t cols, int64_t pad_rows,
-                                  const quant_ptrs& q);
+using transpose_convert_fn = void(const void* src, int64_t src_ld, void* dst,
+                                  const dst_columns& dst_cols, int64_t rows, int64_t cols,
+                                  int64_t pad_rows, const quant_ptrs& q);
 
 // nullptr when this ISA has no vector conversion for the pair (f64, f16 and f8 types).
 template <class Arch>
