@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "tessera/primitives/softmax/internal/exp_f64_probe.h"
+#include "tessera/primitives/softmax/internal/math_probe.h"
 #include "tessera/simd/isa.h"
 #include "xsimd/xsimd.hpp"
 

@@ -76,8 +76,8 @@ vf<A> exp_diff(vf<A> x, vf<A> m) {
   F d = x - m;
   F bb = d - x;
   F err = (x - (d - bb)) + (-m - bb);
-  F e = simd::exp_nonpositive_f32<A>(d);
-  return xsimd::fma(e, err, e);
+  F e = simd::exp_nonpositive_fused_f32<A>(d);
+  return simd::fused_fma(e, err, e);
 }
 
 // (x - m) - l, with x - m's rounding error added back.
