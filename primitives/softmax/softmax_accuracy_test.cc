@@ -383,6 +383,28 @@ TEST(SoftmaxAccuracy, MinusInfinityFewLanes) {
   }
 }
 
+// Rows whose maximum occurs once, a few times, or everywhere, with the other values far below it
+// or within 1e-6 of it: logsoftmax's log(count) + log1p(rest / count), its count = 1 shortcut and
+// the cross-lane count reduction. Row lengths with and without a partial last vector.
+TEST(SoftmaxAccuracy, RepeatedMaxima) {
+  std::mt19937 rng(13);
+  for (dim_t len : {dim_t{37}, dim_t{128}, dim_t{1000}}) {
+    const dim_t rows = 12;
+    std::vector<double> v(rows * len);
+    for (dim_t r = 0; r < rows; ++r) {
+      const int kind = static_cast<int>(r % 6);
+      std::uniform_real_distribution<double> far(-30, 2), near(3 - 1e-6, 3);
+      for (dim_t i = 0; i < len; ++i) v[r * len + i] = kind >= 3 ? near(rng) : far(rng);
+      // How many maxima (3.0): 1, 2, 7, 1, 5, or every element.
+      const int count[] = {1, 2, 7, 1, 5, static_cast<int>(len)};
+      for (int c = 0; c < count[kind]; ++c) v[r * len + (c * 11 + r) % len] = 3.0;
+    }
+    for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::logsoftmax}) {
+      check_special({rows, len}, 1, plain({rows, len}, data_type::f32), v, alg);
+    }
+  }
+}
+
 TEST(SoftmaxAccuracy, RowsOfOneElement) {
   for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::logsoftmax}) {
     std::vector<double> v = {-3, 0, 5.5, 1e30, -1e30};

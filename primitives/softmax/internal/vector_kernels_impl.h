@@ -180,24 +180,21 @@ struct row_total {
   double count = 0;
   double rest = 0;
   double sum() const { return count + rest; }
-  // Only for sums made with add(x, m, e) (count >= 1).
-  double log_sum() const { return std::log(count) + std::log1p(rest / count); }
+  // Only for sums made with add(x, m, e) (count >= 1). A single maximum (the usual case) needs
+  // neither log(count) nor the division.
+  double log_sum() const {
+    return count == 1 ? std::log1p(rest) : std::log(count) + std::log1p(rest / count);
+  }
 };
 
+// One row's split_sum: the f64 halves added lane-wise, then across lanes by xsimd::hadd (a
+// shuffle tree, not a chain of W scalar additions). The counts are widened first: exact in f64
+// however long the row.
 template <class A>
-row_total reduce(const split_sum<A>& k0, const split_sum<A>& k1) {
-  double r0[kWidth<A>], r1[kWidth<A>];
-  alignas(64) float c0[kWidth<A>], c1[kWidth<A>];
-  k0.rest.lanes(r0);
-  k1.rest.lanes(r1);
-  k0.count.store_aligned(c0);
-  k1.count.store_aligned(c1);
-  row_total t;
-  for (int i = 0; i < kWidth<A>; ++i) {
-    t.rest += r0[i] + r1[i];
-    t.count += static_cast<double>(c0[i]) + c1[i];
-  }
-  return t;
+row_total reduce(const split_sum<A>& k) {
+  vd<A> count_lo, count_hi;
+  widen<A>(k.count, count_lo, count_hi);
+  return {xsimd::hadd(count_lo + count_hi), xsimd::hadd(k.rest.lo + k.rest.hi)};
 }
 
 // Plain sum of all lanes (backward).
@@ -354,7 +351,7 @@ void forward_dense(const kernel_args& k, dim_t begin, dim_t end) {
     }
 
     // Pass 2: sum of exp(x - max).
-    split_sum<A> k0, k1;
+    split_sum<A> k0;
     const bool keep = kKeepExp && !log;
     // Other destination types keep the exps of a single-run row in a per-thread f32 row instead
     // of computing them twice.
@@ -410,7 +407,7 @@ void forward_dense(const kernel_args& k, dim_t begin, dim_t end) {
         }
       }
     });
-    const row_total total = reduce<A>(k0, k1);
+    const row_total total = reduce<A>(k0);
 
     // Pass 3: normalise.
     if (log) {
