@@ -32,9 +32,9 @@ namespace tessera::simd {
 template <class T, class Arch>
 xsimd::batch<T, Arch> fused_fma(xsimd::batch<T, Arch> a, xsimd::batch<T, Arch> b, xsimd::batch<T, Arch> c) {
 #if defined(__AVX512F__)
-  if constexpr (std::is_same_v<Arch, xsimd::avx512bw> && std::is_same_v<T, float>) {
+  if constexpr (std::is_base_of_v<xsimd::avx512bw, Arch> && std::is_same_v<T, float>) {
     return _mm512_fmadd_ps(a, b, c);
-  } else if constexpr (std::is_same_v<Arch, xsimd::avx512bw> && std::is_same_v<T, double>) {
+  } else if constexpr (std::is_base_of_v<xsimd::avx512bw, Arch> && std::is_same_v<T, double>) {
     return _mm512_fmadd_pd(a, b, c);
   } else
 #endif
@@ -131,7 +131,7 @@ class scaled_exp_f64 {
   // scale 0, ±Inf or NaN: computed as exp(x) * scale (so exp(+Inf) * 0 stays NaN).
   explicit scaled_exp_f64(double scale) : scale_(scale), finite_nonzero_(std::isfinite(scale) && scale != 0) {
 #if defined(__AVX512F__)
-    if constexpr (std::is_same_v<Arch, xsimd::avx512bw>) {
+    if constexpr (std::is_base_of_v<xsimd::avx512bw, Arch>) {
       // scale = s · 2^e with s in [1, 2): the table holds s (never overflowing or denormal) and
       // vscalefpd applies e.
       int e = 0;
@@ -152,7 +152,7 @@ class scaled_exp_f64 {
 
   batch operator()(batch x) const {
 #if defined(__AVX512F__)
-    if constexpr (std::is_same_v<Arch, xsimd::avx512bw>) {
+    if constexpr (std::is_base_of_v<xsimd::avx512bw, Arch>) {
       if (finite_nonzero_) return table_exp(x, low_, high_, exponent_);
       return batch(scale_) * batch(table_exp(x, low_, high_, exponent_));  // the table holds 1 then
     } else
@@ -213,7 +213,7 @@ xsimd::batch<double, Arch> exp_f64_relaxed(xsimd::batch<double, Arch> x) {
 template <class Arch>
 xsimd::batch<float, Arch> exp_nonpositive_fused_f32(xsimd::batch<float, Arch> x) {
 #if defined(__AVX512F__)
-  if constexpr (std::is_same_v<Arch, xsimd::avx512bw>) {
+  if constexpr (std::is_base_of_v<xsimd::avx512bw, Arch>) {
     using fb = xsimd::batch<float, Arch>;
     const fb n = _mm512_roundscale_ps(x * fb(1.44269504088896341f), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     return _mm512_scalef_ps(internal::exp_reduced(x, n, internal::single_rounding_fma{}), n);

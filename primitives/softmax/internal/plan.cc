@@ -13,17 +13,17 @@ namespace tessera::softmax_internal {
 namespace {
 
 const simd::kernel_table<forward_selector>& forward_dense_table() {
-  static const auto table = simd::make_kernel_table<forward_selector>(
+  static const auto table = simd::make_kernel_table<forward_selector, simd::bf16_variant::yes>(
       "dense", [](auto arch) { return &forward_dense_for<decltype(arch)>; });
   return table;
 }
 const simd::kernel_table<forward_selector>& forward_strided_table() {
-  static const auto table = simd::make_kernel_table<forward_selector>(
+  static const auto table = simd::make_kernel_table<forward_selector, simd::bf16_variant::yes>(
       "strided", [](auto arch) { return &forward_strided_for<decltype(arch)>; });
   return table;
 }
 const simd::kernel_table<backward_selector>& backward_dense_table() {
-  static const auto table = simd::make_kernel_table<backward_selector>(
+  static const auto table = simd::make_kernel_table<backward_selector, simd::bf16_variant::yes>(
       "dense", [](auto arch) { return &backward_dense_for<decltype(arch)>; });
   return table;
 }

@@ -46,7 +46,7 @@ constexpr int kWidth = static_cast<int>(vf<A>::size);
 // ---- loads and stores: simd/convert.h and simd/tail.h --------------------------------------
 
 template <class A>
-constexpr bool kHasF16c = std::is_same_v<A, xsimd::avx512bw> || std::is_same_v<A, xsimd::avx2>;
+constexpr bool kHasF16c = std::is_base_of_v<xsimd::avx512bw, A> || std::is_same_v<A, xsimd::avx2>;
 
 template <class A>
 vf<A> lane_index() {
@@ -97,7 +97,7 @@ using vd = xsimd::batch<double, A>;
 // f32 lanes 0..W/2-1 and W/2..W-1 as two f64 vectors, and back (rounding once).
 template <class A>
 void widen(vf<A> v, vd<A>& lo, vd<A>& hi) {
-  if constexpr (std::is_same_v<A, xsimd::avx512bw>) {
+  if constexpr (std::is_base_of_v<xsimd::avx512bw, A>) {
     const __m512 r = v;
     lo = _mm512_cvtps_pd(_mm512_castps512_ps256(r));
     hi = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(r), 1)));
@@ -114,7 +114,7 @@ void widen(vf<A> v, vd<A>& lo, vd<A>& hi) {
 
 template <class A>
 vf<A> narrow(vd<A> lo, vd<A> hi) {
-  if constexpr (std::is_same_v<A, xsimd::avx512bw>) {
+  if constexpr (std::is_base_of_v<xsimd::avx512bw, A>) {
     return _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)), _mm512_cvtpd_ps(hi), 1);
   } else if constexpr (std::is_same_v<A, xsimd::avx2>) {
     return _mm256_set_m128(_mm256_cvtpd_ps(hi), _mm256_cvtpd_ps(lo));
@@ -667,7 +667,7 @@ void backward_dense(const kernel_args& k, dim_t begin, dim_t end) {
         } else {
           F v[4];
           for (int j = 0; j < 4; ++j) v[j] = simd::load_f32<A>(y + off + i + j * W);
-          k0.add(xsimd::fma(d[1], v[1], d[0] * v[0]) + xsimd::fma(d[3], v[3], d[2] * v[2]));
+          k0.add(simd::fused_fma(d[1], v[1], d[0] * v[0]) + simd::fused_fma(d[3], v[3], d[2] * v[2]));
         }
       }
       for (; i < n; i += W) {
