@@ -1,5 +1,6 @@
 #include "tessera/primitives/reorder/internal/test_case.h"
 
+#include <cstdint>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -37,7 +38,8 @@ std::string describe(const reorder_case& c) {
   return absl::StrCat(dims_to_string(c.src.dims()), " src ", verbose_md_string(c.src), " dst ",
                       verbose_md_string(c.dst), " attr '",
                       to_string(c.attr), "' seed ", c.seed,
-                      c.fill == fill_kind::probe ? " probe" : "");
+                      c.fill == fill_kind::probe ? " probe" : "", " dst at 64k+",
+                      c.dst_misalign);
 }
 
 std::vector<std::string> all_impl_filters() {
@@ -87,7 +89,13 @@ case_result run_case(const reorder_case& c, const std::string& filter) {
   std::vector<float> src_scales, dst_scales;
   std::vector<int32_t> src_zps, dst_zps;
   std::vector<memory_desc> quant_mds;
-  exec_args args{{arg_from, {c.src, src.data()}}, {arg_to, {c.dst, got.data()}}};
+  // The kernel writes a copy of `got` placed dst_misalign bytes past a 64-byte boundary.
+  std::vector<unsigned char> placed_storage(got.size() + 64 + c.dst_misalign);
+  unsigned char* placed = placed_storage.data() +
+                          (64 - reinterpret_cast<uintptr_t>(placed_storage.data()) % 64) % 64 +
+                          c.dst_misalign;
+  if (!got.empty()) std::memcpy(placed, got.data(), got.size());
+  exec_args args{{arg_from, {c.src, src.data()}}, {arg_to, {c.dst, placed}}};
   exec_args quant;
   auto add = [&](arg a, int mask, auto& values, data_type dt, auto make) {
     const int64_t n = masked_count(mask, c.dst);
@@ -106,6 +114,7 @@ case_result run_case(const reorder_case& c, const std::string& filter) {
     result.mismatch = absl::StrCat("execute: ", ran.ToString());
     return result;
   }
+  if (!got.empty()) std::memcpy(got.data(), placed, got.size());
   absl::Status ref = testing::reference_reorder({c.src, src.data()}, {c.dst, want.data()}, c.attr,
                                                 quant);
   if (!ref.ok()) {

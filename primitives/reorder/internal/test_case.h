@@ -23,6 +23,9 @@ struct reorder_case {
   primitive_attr attr;
   fill_kind fill = fill_kind::random;
   uint64_t seed = 1;
+  // Where dst starts past a 64-byte boundary (bytes): malloc's 16 by default; kernels that align
+  // their stores on cache lines are checked at other distances too.
+  int dst_misalign = 16;
 };
 
 struct case_result {
