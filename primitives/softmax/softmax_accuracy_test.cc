@@ -405,6 +405,73 @@ TEST(SoftmaxAccuracy, RepeatedMaxima) {
   }
 }
 
+// A NaN anywhere in a row (first, middle, in the partial last vector, at the maximum's place)
+// makes that row NaN and leaves the others alone; dense and strided, every kernel.
+TEST(SoftmaxAccuracy, NanInputs) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::mt19937 rng(14);
+  std::uniform_real_distribution<double> d(-20, 20);
+  for (dim_t len : {dim_t{37}, dim_t{128}}) {
+    const dim_t rows = 6;
+    std::vector<double> v(rows * len);
+    for (auto& x : v) x = d(rng);
+    v[0 * len + 0] = nan;
+    v[1 * len + len / 2] = nan;
+    v[2 * len + len - 1] = nan;
+    v[4 * len + 3] = 100.0;  // the maximum ...
+    v[4 * len + 5] = nan;    // ... and a NaN in the same row
+    std::vector<double> transposed(v.size());
+    for (dim_t r = 0; r < rows; ++r) {
+      for (dim_t i = 0; i < len; ++i) transposed[i * rows + r] = v[r * len + i];
+    }
+    for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::logsoftmax, softmax_alg::softmax_inf_as_zero}) {
+      check_special({rows, len}, 1, plain({rows, len}, data_type::f32), v, alg);
+      check_special({len, rows}, 0, plain({len, rows}, data_type::f32), transposed, alg);
+    }
+  }
+}
+
+// Backward with a NaN in dst or diff_dst: NaN exactly where the f64 reference has it (softmax:
+// the whole row; logsoftmax: the whole row for diff_dst, the element alone for dst), every kernel.
+TEST(SoftmaxAccuracy, BackwardNanInputs) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const dim_t rows = 4, len = 45;
+  const memory_desc md = plain({rows, len}, data_type::f32);
+  std::mt19937 rng(15);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::logsoftmax}) {
+    std::vector<double> src(rows * len), dd(rows * len);
+    for (auto& x : src) x = 10 * u(rng);
+    for (auto& x : dd) x = u(rng);
+    auto src_buf = buffer(md);
+    testing::write_logical(md, src_buf.data(), src);
+    std::vector<double> y = testing::softmax_forward_reference(alg, md, src_buf.data(), 1);
+    y[1 * len + 7] = nan;         // dst, row 1
+    dd[2 * len + len - 1] = nan;  // diff_dst, row 2, in the last partial vector
+    auto dst_buf = buffer(md), dd_buf = buffer(md);
+    testing::write_logical(md, dst_buf.data(), y);
+    testing::write_logical(md, dd_buf.data(), dd);
+    const auto exact = testing::softmax_backward_reference(alg, md, dst_buf.data(), md, dd_buf.data(), 1);
+    for (const std::string& filter : kernel_filters()) {
+      auto bwd = softmax_backward::create(alg, md, md, md, 1, {}, {filter});
+      if (!bwd.ok()) continue;
+      auto dx_buf = buffer(md);
+      ASSERT_TRUE(bwd->execute({{arg::dst, {md, dst_buf.data()}},
+                                {arg::diff_dst, {md, dd_buf.data()}},
+                                {arg::diff_src, {md, dx_buf.data()}}})
+                      .ok());
+      const auto got = testing::read_logical(md, dx_buf.data());
+      for (size_t i = 0; i < got.size(); ++i) {
+        ASSERT_EQ(std::isnan(got[i]), std::isnan(exact[i]))
+            << bwd->impl_name() << " " << name_of(alg) << " element " << i << " got " << got[i];
+        if (!std::isnan(exact[i])) {
+          EXPECT_NEAR(got[i], exact[i], 1e-5) << bwd->impl_name() << " " << name_of(alg) << " element " << i;
+        }
+      }
+    }
+  }
+}
+
 TEST(SoftmaxAccuracy, RowsOfOneElement) {
   for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::logsoftmax}) {
     std::vector<double> v = {-3, 0, 5.5, 1e30, -1e30};
