@@ -237,17 +237,25 @@ TEST(ReorderKernels, FusedTransposeConvertMatchesReference) {
   check_all_impls(cases, false);
 }
 
-TEST(ReorderKernels, LargeTransposeWithStreamingStoresMatchesReference) {
+TEST(ReorderKernels, LargeDestinationsWithStreamingStoresMatchReference) {
   // 2048 x 1040 f32 (8.1 MiB of dst): the transpose writes around the cache from this size on.
   // 1 x 1 x 256 x 520 into nChw16c (8.1 MiB of dst, 15/16 of it padding): one-element blocks
-  // written whole, padding included, with streaming stores.
+  // written whole, padding included, with streaming stores. Contiguous conversions of 8+ MiB of
+  // dst stream too: f32 -> bf16, and f32 with the sum post-op (dst read, then streamed).
+  primitive_attr sum;
+  sum.sum = sum_post_op{.beta = 0.5f};
   const std::vector<reorder_case> cases = {
       {md({2048, 1040}, data_type::f32, "ab"), md({2048, 1040}, data_type::f32, "ba")},
       {md({1, 1, 256, 520}, data_type::f32, "nchw"),
        md({1, 1, 256, 520}, data_type::f32, "nChw16c")},
+      {md({4, 1050001}, data_type::f32, "ab"), md({4, 1050001}, data_type::bf16, "ab")},
+      {md({2, 1050001}, data_type::f32, "ab"), md({2, 1050001}, data_type::f32, "ab"), sum},
   };
   for (const std::string& filter : all_impl_filters()) {
-    if (filter.find("transpose") == std::string::npos) continue;
+    if (filter.find("transpose") == std::string::npos &&
+        filter.find("convert") == std::string::npos) {
+      continue;
+    }
     for (const reorder_case& c : cases) {
       case_result r = run_case(c, filter);
       if (!r.accepted) continue;
@@ -260,17 +268,20 @@ TEST(ReorderKernels, DestinationsOffCacheLinesMatchReference) {
   // Long columns (>= 128 rows, dst rows a multiple of 64 bytes apart) let the AVX-512
   // transpose start with a partial row block that brings dst to a cache line: distances from
   // the line, plain and grouped columns (abc -> cba 256x4x5: runs of 5 widened by b), bit
-  // copies and one-pass conversions.
+  // copies and one-pass conversions; long contiguous runs convert their first elements up to
+  // the line one by one.
   std::vector<reorder_case> cases;
   uint64_t seed = 300;
   for (int misalign : {0, 4, 16, 48, 60}) {
     for (const auto& [dims, stag, dtag] :
          {std::tuple{std::vector<dim_t>{320, 37}, "ab", "ba"},
           std::tuple{std::vector<dim_t>{1, 32, 16, 9}, "nhwc", "nchw"},
-          std::tuple{std::vector<dim_t>{256, 4, 5}, "abc", "cba"}}) {
+          std::tuple{std::vector<dim_t>{256, 4, 5}, "abc", "cba"},
+          std::tuple{std::vector<dim_t>{1000}, "a", "a"}}) {
       for (auto [sdt, ddt] : {std::pair{data_type::f32, data_type::f32},
                               std::pair{data_type::s32, data_type::s32},
-                              std::pair{data_type::f32, data_type::s32}}) {
+                              std::pair{data_type::f32, data_type::s32},
+                              std::pair{data_type::f32, data_type::bf16}}) {
         reorder_case c{md(dims, sdt, stag), md(dims, ddt, dtag), {}, fill_kind::random, seed++};
         c.dst_misalign = misalign;
         cases.push_back(c);

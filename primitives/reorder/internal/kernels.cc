@@ -146,7 +146,7 @@ void run_convert(const plan& p, const exec_ctx& ctx) {
       continue;
     }
     for_each_run(box, [&](const strides_t& off, int64_t len) {
-      p.convert(ctx.src + off[kSrc] * ss, ctx.dst + off[kDst] * ds, len, ctx.q);
+      p.convert(ctx.src + off[kSrc] * ss, ctx.dst + off[kDst] * ds, len, ctx.q, p.stream_stores);
     });
   }
 }
@@ -199,7 +199,7 @@ void run_transpose(const plan& p, const exec_ctx& ctx) {
                       rn, false);
           for (int64_t c = 0; c < cm; ++c) {
             p.convert(scratch + c * rn * ss, ctx.dst + (at[kDst] + c * na.stride[kDst]) * ds, rn,
-                      ctx.q);
+                      ctx.q, false);
           }
         }
       }
@@ -278,6 +278,12 @@ absl::Status accept_copy(plan& p) {
   return absl::OkStatus();
 }
 
+// Beyond a few MiB the dst does not stay in cache anyway: write it around the cache.
+bool large_dst(const plan& p) {
+  constexpr int64_t kStreamBytes = int64_t{8} << 20;
+  return p.dst.size_bytes() >= kStreamBytes;
+}
+
 absl::Status accept_convert(plan& p, const vector_kernels* vk) {
   TESSERA_RETURN_IF_ERROR(need_nest(p));
   if (p.bit_copy) return absl::FailedPreconditionError("plain copy: nothing to convert");
@@ -291,6 +297,7 @@ absl::Status accept_convert(plan& p, const vector_kernels* vk) {
   }
   TESSERA_RETURN_IF_ERROR(need_contiguous_run(p));
   p.convert = cvt;
+  p.stream_stores = large_dst(p);
   p.run = &run_convert;
   return absl::OkStatus();
 }
@@ -427,9 +434,7 @@ absl::Status accept_transpose(plan& p, const vector_kernels* vk) {
   }
   p.transpose_boxes = std::move(boxes);
   p.run_writes_padding = fused;
-  // Beyond a few MiB the dst does not stay in cache anyway: write it around the cache.
-  constexpr int64_t kStreamBytes = int64_t{8} << 20;
-  p.stream_stores = p.dst.size_bytes() >= kStreamBytes;
+  p.stream_stores = large_dst(p);
   p.run = &run_transpose;
   return absl::OkStatus();
 }

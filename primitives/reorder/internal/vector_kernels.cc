@@ -71,11 +71,19 @@ s32x<Arch> to_int_saturated(f32x<Arch> x, float lo, float hi, float nan_value) {
   return xsimd::nearbyint_as_int(x);  // MXCSR round-to-nearest-even
 }
 
-template <class Arch, class D>
+// kStream (AVX-512 only): a non-temporal store, to a p aligned on the stored width.
+template <class Arch, class D, bool kStream = false>
 void store_from_f32(f32x<Arch> x, D* p) {
   constexpr size_t n = f32x<Arch>::size;
+  static_assert(!kStream || kAvx512<Arch>);
   if constexpr (std::is_same_v<D, float>) {
-    x.store_unaligned(p);
+    if constexpr (kStream) {
+#if defined(__AVX512F__)
+      _mm512_stream_ps(reinterpret_cast<float*>(p), x);
+#endif
+    } else {
+      x.store_unaligned(p);
+    }
   } else if constexpr (std::is_same_v<D, bf16>) {
     const u32x<Arch> bits = xsimd::bitwise_cast<u32x<Arch>>(x);
     const u32x<Arch> lsb = (bits >> 16) & u32x<Arch>(1u);
@@ -85,7 +93,12 @@ void store_from_f32(f32x<Arch> x, D* p) {
     const u32x<Arch> out = ::tessera::simd::select(is_nan, quiet, rounded);
     if constexpr (kAvx512<Arch>) {
 #if defined(__AVX512F__)
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_cvtepi32_epi16(out));
+      const __m256i narrow = _mm512_cvtepi32_epi16(out);
+      if constexpr (kStream) {
+        _mm256_stream_si256(reinterpret_cast<__m256i*>(p), narrow);
+      } else {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), narrow);
+      }
       return;
 #endif
     }
@@ -99,7 +112,14 @@ void store_from_f32(f32x<Arch> x, D* p) {
     const f32x<Arch> big = ::tessera::simd::select(!(x == x), f32x<Arch>(kTwo31), x);
     const s32x<Arch> fix = xsimd::nearbyint_as_int(
         ::tessera::simd::select(big >= f32x<Arch>(kTwo31), f32x<Arch>(127.f), f32x<Arch>(0.f)));
-    (to_int_saturated<Arch>(big, -kTwo31, 2147483520.f, 0.f) + fix).store_unaligned(p);
+    const s32x<Arch> out = to_int_saturated<Arch>(big, -kTwo31, 2147483520.f, 0.f) + fix;
+    if constexpr (kStream) {
+#if defined(__AVX512F__)
+      _mm512_stream_si512(reinterpret_cast<void*>(p), out);
+#endif
+    } else {
+      out.store_unaligned(p);
+    }
   } else {
     constexpr bool is_signed = std::is_same_v<D, int8_t>;
     const s32x<Arch> i = to_int_saturated<Arch>(x, is_signed ? -128.f : 0.f,
@@ -107,7 +127,12 @@ void store_from_f32(f32x<Arch> x, D* p) {
     if constexpr (kAvx512<Arch>) {
 #if defined(__AVX512F__)
       // In range already: the truncating narrow is exact.
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm512_cvtepi32_epi8(i));
+      const __m128i narrow = _mm512_cvtepi32_epi8(i);
+      if constexpr (kStream) {
+        _mm_stream_si128(reinterpret_cast<__m128i*>(p), narrow);
+      } else {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(p), narrow);
+      }
       return;
 #endif
     }
@@ -146,18 +171,37 @@ struct quant_lanes {
   }
 };
 
+// stream: dst is large; with AVX-512, once dst is on a cache line the stores go around the cache.
 template <class Arch, class S, class D>
-void convert_run(const void* src_v, void* dst_v, int64_t n, const quant_ptrs& q) {
+void convert_run(const void* src_v, void* dst_v, int64_t n, const quant_ptrs& q, bool stream) {
   const S* src = static_cast<const S*>(src_v);
   D* dst = static_cast<D*>(dst_v);
   using V = f32x<Arch>;
   constexpr int64_t w = V::size;
   const quant_lanes<Arch> lanes(q);
+  const strides_t zero{};
   int64_t i = 0;
+  // Long runs: the elements before dst's first cache line one by one, so that no vector store
+  // straddles two lines (malloc gives 16-byte alignment).
+  constexpr int64_t kAlignFrom = 256;
+  bool on_line = false;
+  if (n >= kAlignFrom && reinterpret_cast<uintptr_t>(dst) % sizeof(D) == 0) {
+    const int64_t head = static_cast<int64_t>((64 - reinterpret_cast<uintptr_t>(dst) % 64) % 64 /
+                                              sizeof(D));
+    for (; i < head; ++i) dst[i] = apply_one<S, D>(src[i], dst + i, q, zero);
+    on_line = true;
+  }
+  if constexpr (kAvx512<Arch>) {
+    if (stream && on_line) {
+      for (; i + w <= n; i += w) {
+        store_from_f32<Arch, D, true>(lanes.apply(load_as_f32<Arch>(src + i), dst + i), dst + i);
+      }
+      _mm_sfence();  // streamed stores visible before the task ends
+    }
+  }
   for (; i + w <= n; i += w) {
     store_from_f32<Arch>(lanes.apply(load_as_f32<Arch>(src + i), dst + i), dst + i);
   }
-  const strides_t zero{};
   for (; i < n; ++i) dst[i] = apply_one<S, D>(src[i], dst + i, q, zero);
 }
 

@@ -1,7 +1,7 @@
 // The per-ISA inner loops of the reorder kernels (xsimd), looked up by element types.
 //
 //   convert_run_fn* cvt = find_convert_run<xsimd::avx2>(data_type::f32, data_type::s8);
-//   if (cvt) cvt(src, dst, n, quant);    // n contiguous elements, common (mask 0) quantization
+//   if (cvt) cvt(src, dst, n, quant, /*stream=*/false);  // n contiguous elements, common quantization
 //   transpose_fn* t = find_transpose<xsimd::avx2>(4);
 //   t(src, src_ld, dst, dst_columns{dst_ld}, rows, cols, /*pad_rows=*/rows, /*stream=*/false);
 //   // dst[c * dst_ld + r] = src[r * src_ld + c]; with pad_rows > rows, dst rows [rows, pad_rows)
@@ -31,8 +31,10 @@ struct dst_columns {
   }
 };
 
-// n contiguous elements; quantization values (if any) at index 0 of each array.
-using convert_run_fn = void(const void* src, void* dst, int64_t n, const quant_ptrs& q);
+// n contiguous elements; quantization values (if any) at index 0 of each array. stream: the
+// vector stores may go around the cache (a large destination).
+using convert_run_fn = void(const void* src, void* dst, int64_t n, const quant_ptrs& q,
+                            bool stream);
 // A rows x cols tile of elements moved without conversion (element size fixed by the lookup).
 // pad_rows (>= rows): dst rows [rows, pad_rows) of each column are zeroed.
 // stream: full, aligned register tiles may use non-temporal stores (large destinations).
