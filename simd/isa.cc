@@ -91,6 +91,14 @@ bool cpu_has_avx512_bf16() {
   return has;
 }
 
+bool use_native_bf16() {
+  static const bool use = [] {
+    const char* value = std::getenv("TESSERA_NATIVE_BF16");
+    return cpu_has_avx512_bf16() && !(value != nullptr && std::string(value) == "0");
+  }();
+  return use;
+}
+
 isa environment_isa_cap() {
   static const isa cap = [] {
     const char* value = std::getenv("TESSERA_MAX_ISA");

@@ -44,6 +44,10 @@ isa detected_isa();
 std::vector<isa> cpu_isas();
 // Whether the CPU has AVX512-BF16 (vcvtneps2bf16): avx512bw alone does not imply it.
 bool cpu_has_avx512_bf16();
+// Whether kernel tables use their avx512bw_bf16 instantiations in place of the avx512bw ones:
+// the CPU has AVX512-BF16 and TESSERA_NATIVE_BF16 (read once) is not "0". Tests set it to 0 to
+// run the plain avx512bw kernels on such a CPU too.
+bool use_native_bf16();
 
 // The ISA kernels are dispatched to: min(detected, environment cap, API cap). Cheap (one atomic
 // load); kernel tables index their arrays with it.

@@ -7,6 +7,7 @@
 #include "gtest/gtest.h"
 #include "tessera/simd/internal/example_dispatch.h"
 #include "tessera/simd/internal/isa_env.h"
+#include "tessera/simd/kernel_table.h"
 
 namespace tessera::simd {
 namespace {
@@ -39,6 +40,21 @@ TEST(Isa, DetectsAvx512bwOnThisMachine) {
   EXPECT_EQ(max_isa(), isa::avx512bw);
   EXPECT_EQ(cpu_isas(), (std::vector<isa>{isa::sse4_2, isa::avx2, isa::avx512bw}));
   EXPECT_TRUE(cpu_has_avx512_bf16());
+}
+
+void plain_sse() {}
+void plain_avx2() {}
+void plain_avx512() {}
+void native_bf16() {}
+
+TEST(Isa, KernelTablesTakeTheNativeBf16InstantiationOnThisMachine) {
+  // TESSERA_NATIVE_BF16 unset: an AVX512-BF16 CPU gets the avx512bw_bf16 instantiation
+  // (native_bf16_env_test checks the other setting).
+  ASSERT_TRUE(use_native_bf16());
+  const kernel_table<void()> table("probe", {&plain_sse, &plain_avx2, &plain_avx512},
+                                   &native_bf16);
+  EXPECT_EQ(table.select(isa::avx512bw).fn, &native_bf16);
+  EXPECT_EQ(table.select(isa::avx2).fn, &plain_avx2);
 }
 
 TEST(Isa, ApiCapAndScopedOverride) {

@@ -46,10 +46,10 @@ template <class Fn>
 class kernel_table {
  public:
   // by_isa[i] is the instantiation for kAllIsas[i]; native_bf16, when not null, replaces the
-  // avx512bw one on CPUs that have AVX512-BF16. `name` must outlive the table (a literal).
+  // avx512bw one when use_native_bf16(). `name` must outlive the table (a literal).
   kernel_table(absl::string_view name, std::array<Fn*, kNumIsas> by_isa, Fn* native_bf16)
       : name_(name), by_isa_(by_isa) {
-    if (native_bf16 != nullptr && cpu_has_avx512_bf16()) {
+    if (native_bf16 != nullptr && use_native_bf16()) {
       by_isa_[index_of(isa::avx512bw)] = native_bf16;
     }
   }
