@@ -207,7 +207,7 @@ xsimd::batch<double, Arch> exp_f64_relaxed(xsimd::batch<double, Arch> x) {
 // exp_nonpositive_f32 with every multiply-add of the reduction and polynomial rounded once on
 // avx512bw too (fused_fma): 8 fewer vector operations than exp_nonpositive_f32 there, whose
 // xsimd::fma is two instructions. Same range and contract; error measured by
-// //primitives/softmax:exp_f32_fused_test. Other archs: exp_f32 (fused on avx2 already).
+// //simd:math_test. Other archs: exp_f32 (fused on avx2 already).
 //
 //   auto e = tessera::simd::exp_nonpositive_fused_f32(x - row_max);
 template <class Arch>

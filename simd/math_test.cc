@@ -21,6 +21,7 @@ namespace {
 struct arch_kernels {
   std::string name;
   void (*exp)(const float*, float*, int64_t);
+  void (*exp_fused)(const float*, float*, int64_t);  // exp_nonpositive_fused_f32
   void (*log)(const float*, float*, int64_t);
   float (*max)(const float*, int64_t);
   float (*sum)(const float*, int64_t);
@@ -29,7 +30,8 @@ struct arch_kernels {
 
 template <class Arch>
 arch_kernels kernels_of(const char* name) {
-  return {name, &internal::exp_kernel<Arch>, &internal::log_kernel<Arch>,
+  return {name, &internal::exp_kernel<Arch>, &internal::exp_nonpositive_fused_kernel<Arch>,
+          &internal::log_kernel<Arch>,
           &internal::max_kernel<Arch>, &internal::sum_kernel<Arch>,
           f32_lanes<Arch>};
 }
@@ -63,29 +65,76 @@ std::vector<float> sweep(float lo, float hi, uint32_t stride) {
   return v;
 }
 
+// The worst ulp errors of exp over xs: normal results (and where), denormal results.
+struct exp_errors {
+  double normal = 0, denormal = 0;
+  float at = 0;
+};
+exp_errors worst_exp_errors(void (*exp)(const float*, float*, int64_t),
+                            const std::vector<float>& xs, std::vector<float>& y) {
+  y.resize(xs.size());
+  exp(xs.data(), y.data(), static_cast<int64_t>(xs.size()));
+  exp_errors e;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const double want = std::exp(static_cast<double>(xs[i]));
+    const double err = ulp_error(y[i], want);
+    if (want >= std::numeric_limits<float>::min()) {
+      if (err > e.normal) e.normal = err, e.at = xs[i];
+    } else {
+      e.denormal = std::max(e.denormal, err);
+    }
+  }
+  return e;
+}
+
 TEST(Exp, AccuracyOverADenseSweepOnEveryIsa) {
   // Both signs, every 977th f32 of |x| in [1e-30, 104]: about 1.4 million points.
   std::vector<float> xs;
   for (float x : sweep(1e-30f, 104.f, 977)) xs.push_back(-x);
   for (float x : sweep(1e-30f, 88.72f, 977)) xs.push_back(x);
   for (const arch_kernels& k : every_arch()) {
-    std::vector<float> y(xs.size());
-    k.exp(xs.data(), y.data(), static_cast<int64_t>(xs.size()));
-    double worst_normal = 0, worst_denormal = 0;
-    float at = 0;
-    for (size_t i = 0; i < xs.size(); ++i) {
-      const double want = std::exp(static_cast<double>(xs[i]));
-      const double err = ulp_error(y[i], want);
-      if (want >= std::numeric_limits<float>::min()) {
-        if (err > worst_normal) worst_normal = err, at = xs[i];
-      } else {
-        worst_denormal = std::max(worst_denormal, err);
+    std::vector<float> y;
+    const exp_errors e = worst_exp_errors(k.exp, xs, y);
+    std::printf("exp %s: max error %.3f ulp (normal results, at x=%a), %.3f ulp (denormal)\n",
+                k.name.c_str(), e.normal, e.at, e.denormal);
+    EXPECT_LE(e.normal, 1.5) << k.name;
+    EXPECT_LE(e.denormal, 1.0) << k.name;
+  }
+}
+
+TEST(ExpNonpositiveFused, AccuracyOverItsRangeOnEveryIsa) {
+  // 0, -0 and every 73rd f32 of [-110, -1e-30]: about 1.5 million points. Same bounds as exp_f32.
+  std::vector<float> xs = {0.f, -0.f};
+  for (float x : sweep(1e-30f, 110.f, 73)) xs.push_back(-x);
+  xs.push_back(-110.f);
+  for (const arch_kernels& k : every_arch()) {
+    std::vector<float> y;
+    const exp_errors e = worst_exp_errors(k.exp_fused, xs, y);
+    std::printf("exp_nonpositive_fused %s: max error %.3f ulp (normal results, at x=%a), %.3f ulp "
+                "(denormal)\n", k.name.c_str(), e.normal, e.at, e.denormal);
+    EXPECT_LE(e.normal, 1.5) << k.name;
+    EXPECT_LE(e.denormal, 1.0) << k.name;
+    EXPECT_EQ(y[0], 1.f) << k.name;
+    EXPECT_EQ(y[1], 1.f) << k.name;
+  }
+}
+
+TEST(ExpNonpositiveFused, NanAndEveryLengthOnEveryIsa) {
+  for (const arch_kernels& k : every_arch()) {
+    for (int n = 1; n <= 33; ++n) {
+      std::vector<float> x(n), y(n);
+      for (int i = 0; i < n; ++i) x[i] = -3.3f * static_cast<float>(i);
+      x[n / 2] = std::numeric_limits<float>::quiet_NaN();
+      k.exp_fused(x.data(), y.data(), n);
+      for (int i = 0; i < n; ++i) {
+        if (i == n / 2) {
+          EXPECT_TRUE(std::isnan(y[i])) << k.name << " n=" << n;
+        } else {
+          EXPECT_LE(ulp_error(y[i], std::exp(static_cast<double>(x[i]))), 1.5)
+              << k.name << " n=" << n << " i=" << i;
+        }
       }
     }
-    std::printf("exp %s: max error %.3f ulp (normal results, at x=%a), %.3f ulp (denormal)\n",
-                k.name.c_str(), worst_normal, at, worst_denormal);
-    EXPECT_LE(worst_normal, 1.5) << k.name;
-    EXPECT_LE(worst_denormal, 1.0) << k.name;
   }
 }
 

@@ -32,12 +32,6 @@ void exp_f64_relaxed_array(const double* src, double* dst, int64_t n, double sca
   map_array<double, Arch>(src, dst, n, exp_times);
 }
 
-template <class Arch>
-void exp_nonpositive_fused_array(const float* src, float* dst, int64_t n) {
-  map_array<float, Arch>(src, dst, n, [](auto x) { return simd::exp_nonpositive_fused_f32<Arch>(x); });
-}
-
 template void exp_f64_relaxed_array<TESSERA_SIMD_ARCH>(const double*, double*, int64_t, double);
-template void exp_nonpositive_fused_array<TESSERA_SIMD_ARCH>(const float*, float*, int64_t);
 
 }  // namespace tessera::softmax_internal
