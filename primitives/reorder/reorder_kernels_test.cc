@@ -269,7 +269,8 @@ TEST(ReorderKernels, DestinationsOffCacheLinesMatchReference) {
   // transpose start with a partial row block that brings dst to a cache line: distances from
   // the line, plain and grouped columns (abc -> cba 256x4x5: runs of 5 widened by b), bit
   // copies and one-pass conversions; long contiguous runs convert their first elements up to
-  // the line one by one.
+  // the line one by one; 64-byte rows back to back (nChw16c, also with one channel) at every
+  // distance too.
   std::vector<reorder_case> cases;
   uint64_t seed = 300;
   for (int misalign : {0, 4, 16, 48, 60}) {
@@ -277,7 +278,9 @@ TEST(ReorderKernels, DestinationsOffCacheLinesMatchReference) {
          {std::tuple{std::vector<dim_t>{320, 37}, "ab", "ba"},
           std::tuple{std::vector<dim_t>{1, 32, 16, 9}, "nhwc", "nchw"},
           std::tuple{std::vector<dim_t>{256, 4, 5}, "abc", "cba"},
-          std::tuple{std::vector<dim_t>{1000}, "a", "a"}}) {
+          std::tuple{std::vector<dim_t>{1000}, "a", "a"},
+          std::tuple{std::vector<dim_t>{2, 16, 5, 7}, "nchw", "nChw16c"},
+          std::tuple{std::vector<dim_t>{1, 1, 9, 11}, "nchw", "nChw16c"}}) {
       for (auto [sdt, ddt] : {std::pair{data_type::f32, data_type::f32},
                               std::pair{data_type::s32, data_type::s32},
                               std::pair{data_type::f32, data_type::s32},
