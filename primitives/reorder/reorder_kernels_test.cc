@@ -291,13 +291,7 @@ TEST(ReorderKernels, DestinationsOffCacheLinesMatchReference) {
       }
     }
   }
-  for (const std::string& filter : all_impl_filters()) {
-    for (const reorder_case& c : cases) {
-      case_result r = run_case(c, filter);
-      if (!r.accepted) continue;
-      ASSERT_EQ(r.mismatch, "") << filter << " on " << describe(c);
-    }
-  }
+  check_all_impls(cases, false);
 }
 
 }  // namespace

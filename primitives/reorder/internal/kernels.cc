@@ -172,17 +172,19 @@ void run_transpose(const plan& p, const exec_ctx& ctx) {
       continue;
     }
     const nest_box& outer_box = tb.outer;
-    const nest_node &na = tb.na, &nb = tb.nb;
+    const nest_node &na = tb.na, &nb = tb.nb, &ng = tb.ng;
+    const dst_columns columns = tb.columns();
+    const int64_t cols = tb.cols();
     // Moves columns [0, cn) of the strip whose first element is at `off`: all nb rows.
     auto strip = [&](const strides_t& off, int64_t cn, unsigned char* scratch) {
       if (p.bit_copy) {
         p.transpose(ctx.src + off[kSrc] * ss, nb.stride[kSrc], ctx.dst + off[kDst] * ds,
-                    tb.columns, nb.size, cn, tb.pad_rows, p.stream_stores);
+                    columns, nb.size, cn, tb.pad_rows, p.stream_stores);
         return;
       }
       if (p.transpose_convert) {
         p.transpose_convert(ctx.src + off[kSrc] * ss, nb.stride[kSrc], ctx.dst + off[kDst] * ds,
-                            tb.columns, nb.size, cn, tb.pad_rows, ctx.q);
+                            columns, nb.size, cn, tb.pad_rows, ctx.q);
         return;
       }
       // Transpose a block into scratch (src type, dst order), then convert its rows (plain
@@ -205,15 +207,14 @@ void run_transpose(const plan& p, const exec_ctx& ctx) {
       }
     };
     // Strips of >= 64 columns and about kMinElementsPerTask elements: short rows (nchw ->
-    // nChw16c has 16) would otherwise make tasks of a few KiB. Widened columns: whole groups,
-    // since the kernels map a strip's columns from a group boundary.
-    const int64_t group = tb.columns.group > 0 ? tb.columns.group : tb.cols;  // tb.cols: one group
+    // nChw16c has 16) would otherwise make tasks of a few KiB. Widened columns: whole groups of
+    // na.size, since the kernels map a strip's columns from a group boundary.
     int64_t kColsPerTask = std::max<int64_t>(64, (kMinElementsPerTask / nb.size) / 16 * 16);
-    if (tb.columns.group > 0) kColsPerTask = (kColsPerTask + group - 1) / group * group;
-    const int64_t col_tasks = (tb.cols + kColsPerTask - 1) / kColsPerTask;
+    if (ng.size > 1) kColsPerTask = (kColsPerTask + na.size - 1) / na.size * na.size;
+    const int64_t col_tasks = (cols + kColsPerTask - 1) / kColsPerTask;
     const int64_t tasks = product(outer_box, 0, outer_box.nodes.size()) * col_tasks;
     const int64_t min_chunk =
-        std::max<int64_t>(1, kMinElementsPerTask / (nb.size * std::min(tb.cols, kColsPerTask)));
+        std::max<int64_t>(1, kMinElementsPerTask / (nb.size * std::min(cols, kColsPerTask)));
     parallel_for(tasks, min_chunk, [&](int64_t begin, int64_t end) {
       alignas(64) unsigned char scratch[kScratchRows * kScratchCols * 8];
       // One walk over the chunk's outer indices, not one per task: a task can be a single small
@@ -225,10 +226,12 @@ void run_transpose(const plan& p, const exec_ctx& ctx) {
              for (int64_t t = std::max(begin, o * col_tasks); t < t_end; ++t) {
                const int64_t c0 = (t % col_tasks) * kColsPerTask;
                strides_t off = base;
+               // Column c0 is (c0 / na.size, c0 % na.size) of (ng, na); without widening
+               // c0 < na.size.
                for (int op = 0; op < kOperands; ++op) {
-                 off[op] += c0 / group * tb.ng.stride[op] + c0 % group * na.stride[op];
+                 off[op] += c0 / na.size * ng.stride[op] + c0 % na.size * na.stride[op];
                }
-               strip(off, std::min(kColsPerTask, tb.cols - c0), scratch);
+               strip(off, std::min(kColsPerTask, cols - c0), scratch);
              }
              ++o;
            });
@@ -381,8 +384,6 @@ std::vector<transpose_box> transpose_view(const std::vector<nest_box>& data, dim
       tb.na = b.nodes[tb.a];
       tb.nb = b.nodes.back();
       tb.pad_rows = tb.nb.size;
-      tb.columns = dst_columns{tb.na.stride[kDst]};
-      tb.cols = tb.na.size;
       auto& outer = tb.outer.nodes;
       const auto continues_a = [&](const nest_node& n) {
         return n.stride[kSrc] == tb.na.size * tb.na.stride[kSrc];
@@ -391,8 +392,6 @@ std::vector<transpose_box> transpose_view(const std::vector<nest_box>& data, dim
       if (widen && tb.na.size < kWidenBelow && g != outer.end()) {
         tb.ng = *g;
         outer.erase(g);
-        tb.columns = dst_columns{tb.na.stride[kDst], tb.na.size, tb.ng.stride[kDst]};
-        tb.cols = tb.na.size * tb.ng.size;
       }
     }
     boxes.push_back(std::move(tb));

@@ -29,11 +29,16 @@ struct transpose_box {
   int a = -1;  // -1: the box has no such pair and runs through the strided kernel
   nest_box outer;
   nest_node na, nb;
-  nest_node ng;           // size 1: no widening
-  dst_columns columns;    // the dst offset of each column
-  dim_t cols = 0;         // na.size * ng.size
+  nest_node ng;  // size 1: no widening
   // > nb.size when nb is a partial dst block: the tile also writes the block's padding (zeros).
   dim_t pad_rows = 0;
+
+  dim_t cols() const { return na.size * ng.size; }
+  // The dst offset of each column.
+  dst_columns columns() const {
+    return ng.size > 1 ? dst_columns{na.stride[kDst], na.size, ng.stride[kDst]}
+                       : dst_columns{na.stride[kDst]};
+  }
 };
 
 struct plan;

@@ -26,9 +26,6 @@ struct dst_columns {
   int64_t ld = 0;
   int64_t group = 0;
   int64_t group_ld = 0;
-  int64_t offset(int64_t c) const {
-    return group > 0 ? (c / group) * group_ld + (c % group) * ld : c * ld;
-  }
 };
 
 // n contiguous elements; quantization values (if any) at index 0 of each array. stream: the
