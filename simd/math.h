@@ -112,9 +112,8 @@ xsimd::batch<float, Arch> exp_nonpositive_f32(xsimd::batch<float, Arch> x) {
 // after a cancelling subtraction (softmax's logsoftmax backward, `diff_dst - exp(dst) * sum`,
 // which xsimd::exp made slow with its one division per vector).
 //
-//   auto e = tessera::simd::exp_f64_relaxed(xsimd::batch<double, Arch>(y));   // exp(y)
-//   const tessera::simd::scaled_exp_f64<Arch> exp_times_sum(sum);              // once per row
-//   auto d = dy - exp_times_sum(y);                                             // exp(y) * sum
+//   const tessera::simd::scaled_exp_f64<Arch> exp_times_sum(sum);   // once per row
+//   auto d = dy - exp_times_sum(y);                                  // exp(y) * sum
 //
 // Any input: NaN -> NaN, -Inf -> 0, +Inf -> +Inf. On avx512bw: n = round(16 x / ln2),
 // r = x - n ln2/16 (two-constant Cody-Waite, |r| <= ln2/32), 2^((n mod 16)/16) · scale from a
@@ -198,11 +197,6 @@ class scaled_exp_f64 {
   double scale_;
   bool finite_nonzero_;
 };
-
-template <class Arch>
-xsimd::batch<double, Arch> exp_f64_relaxed(xsimd::batch<double, Arch> x) {
-  return scaled_exp_f64<Arch>(1.0)(x);
-}
 
 // exp_nonpositive_f32 with every multiply-add of the reduction and polynomial rounded once on
 // avx512bw too (fused_fma): 8 fewer vector operations than exp_nonpositive_f32 there, whose

@@ -1,4 +1,4 @@
-// simd::scaled_exp_f64 / exp_f64_relaxed (the exp of logsoftmax's backward kernel) on every ISA
+// simd::scaled_exp_f64 (the exp of logsoftmax's backward kernel) on every ISA
 // the machine has: relative error against long double over a sweep of f32 inputs (what the
 // kernel feeds it) and random doubles across the whole finite-result range, with several
 // scales, denormal and overflowing results, special values and scales, every length.
