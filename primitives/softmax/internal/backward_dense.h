@@ -1,0 +1,121 @@
+// Backward softmax / logsoftmax along a dense axis. Part of the per-ISA kernels: include only from
+// vector_kernels_impl.h.
+#ifndef TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_BACKWARD_DENSE_H_
+#define TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_BACKWARD_DENSE_H_
+
+#include <algorithm>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "tessera/primitives/softmax/internal/kernel_args.h"
+#include "tessera/primitives/softmax/internal/kernel_math.h"
+#include "xsimd/xsimd.hpp"
+
+namespace tessera::softmax_internal {
+namespace {
+
+// ---- backward, axis dense ----------------------------------------------------------------------
+
+// dx = step(dy, y) over a dense row: whole vectors two per step, then the tail.
+template <class A, class Dst, class DiffDst, class DiffSrc, class Step>
+void map_row(const dense_geometry& g, const Dst* y, const DiffDst* dy, DiffSrc* dx, Step step) {
+  using F = vf<A>;
+  constexpr int W = kWidth<A>;
+  for_each_run(g, [&](dim_t off, dim_t n) {
+    dim_t i = 0;
+    for (; i + 2 * W <= n; i += 2 * W) {
+      const F r0 = step(simd::load_f32<A>(dy + off + i), simd::load_f32<A>(y + off + i));
+      const F r1 = step(simd::load_f32<A>(dy + off + i + W), simd::load_f32<A>(y + off + i + W));
+      simd::store_f32(dx + off + i, r0);
+      simd::store_f32(dx + off + i + W, r1);
+    }
+    for (; i < n; i += W) {
+      const int rest = static_cast<int>(std::min<dim_t>(W, n - i));
+      const F d = rest == W ? simd::load_f32<A>(dy + off + i)
+                            : load_partial<A>(dy + off + i, rest, 0.f);
+      const F v = rest == W ? simd::load_f32<A>(y + off + i)
+                            : load_partial<A>(y + off + i, rest, 0.f);
+      const F r = step(d, v);
+      if (rest == W) simd::store_f32(dx + off + i, r);
+      else simd::store_f32(dx + off + i, r, rest);
+    }
+  });
+}
+
+// kLog: logsoftmax; a template argument so that neither pass tests it per vector.
+template <class A, class Dst, class DiffDst, class DiffSrc, bool kLog>
+void backward_rows(const kernel_args& k, dim_t begin, dim_t end) {
+  using F = vf<A>;
+  constexpr int W = kWidth<A>;
+  const dense_geometry& g = k.dense;
+
+  for (dim_t row = begin; row < end; ++row) {
+    const dim_t base = k.rows.offset_of(row);
+    const Dst* y = static_cast<const Dst*>(k.in0) + base;
+    const DiffDst* dy = static_cast<const DiffDst*>(k.in1) + base;
+    DiffSrc* dx = static_cast<DiffSrc*>(k.out) + base;
+
+    // Pass 1: sum(dy * y) (softmax) or sum(dy) (logsoftmax): four vectors summed pairwise in f32
+    // (products rounded once, two additions), widened to f64 once per four.
+    wide_sum<A> k0;
+    for_each_run(g, [&](dim_t off, dim_t n) {
+      dim_t i = 0;
+      for (; i + 4 * W <= n; i += 4 * W) {
+        F d[4];
+        for (int j = 0; j < 4; ++j) d[j] = simd::load_f32<A>(dy + off + i + j * W);
+        if constexpr (kLog) {
+          k0.add((d[0] + d[1]) + (d[2] + d[3]));
+        } else {
+          F v[4];
+          for (int j = 0; j < 4; ++j) v[j] = simd::load_f32<A>(y + off + i + j * W);
+          k0.add(simd::fused_fma(d[1], v[1], d[0] * v[0]) + simd::fused_fma(d[3], v[3], d[2] * v[2]));
+        }
+      }
+      for (; i < n; i += W) {
+        const int rest = static_cast<int>(std::min<dim_t>(W, n - i));
+        F d = rest == W ? simd::load_f32<A>(dy + off + i)
+                        : load_partial<A>(dy + off + i, rest, 0.f);
+        if constexpr (kLog) {
+          k0.add(d);
+        } else {
+          F v = rest == W ? simd::load_f32<A>(y + off + i) : load_partial<A>(y + off + i, rest, 0.f);
+          k0.add_product(d, v);
+        }
+      }
+    });
+    const double total = reduce_sum<A>(k0);
+
+    // Pass 2. softmax in f32: within ~2 eps of the operand size (the test's bound is 4): the sum
+    // rounded to f32, then diff_dst - sum and the product rounded once each.
+    // logsoftmax in f64 (rounded once): diff_dst - exp(dst) * sum cancels, and an f32 exp's
+    // ~1 ulp on exp(dst) * sum is then far beyond benchdnn's threshold on the small result.
+    // scaled_exp_f64's 2^-37 relative error is 2^-14 f32 ulp of exp(dst) * sum: negligible.
+    if constexpr (kLog) {
+      const simd::scaled_exp_f64<A> exp_times_sum(total);
+      map_row<A>(g, y, dy, dx, [&](F d, F v) {
+        vd<A> dlo, dhi, vlo, vhi;
+        widen<A>(d, dlo, dhi);
+        widen<A>(v, vlo, vhi);
+        return narrow<A>(dlo - exp_times_sum(vlo), dhi - exp_times_sum(vhi));
+      });
+    } else {
+      const F sum(static_cast<float>(total));
+      map_row<A>(g, y, dy, dx, [&](F d, F v) { return v * (d - sum); });
+    }
+  }
+}
+
+template <class A, class Dst, class DiffDst, class DiffSrc>
+void backward_dense(const kernel_args& k, dim_t begin, dim_t end) {
+  if (k.alg == softmax_alg::logsoftmax) {
+    backward_rows<A, Dst, DiffDst, DiffSrc, true>(k, begin, end);
+  } else {
+    backward_rows<A, Dst, DiffDst, DiffSrc, false>(k, begin, end);
+  }
+}
+
+}  // namespace
+}  // namespace tessera::softmax_internal
+
+#endif  // TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_BACKWARD_DENSE_H_

@@ -1,0 +1,261 @@
+// Forward softmax / logsoftmax along a dense axis (the axis innermost in memory, possibly in
+// chunks: nChw16c along C). Part of the per-ISA kernels: include only from vector_kernels_impl.h.
+//
+// Memory: each row is read from memory once; the second and third passes over the row hit the
+// cache for every row shorter than the L2 (1000 f32 = 4 KB, 30522 f32 = 120 KB).
+#ifndef TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_FORWARD_DENSE_H_
+#define TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_FORWARD_DENSE_H_
+
+#include <algorithm>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "tessera/primitives/softmax/internal/kernel_args.h"
+#include "tessera/primitives/softmax/internal/kernel_math.h"
+#include "xsimd/xsimd.hpp"
+
+namespace tessera::softmax_internal {
+namespace {
+
+// Four rows at once when each run of a row is exactly one vector (nChw16c along C on avx512bw,
+// nChw8c on avx2): the rows of neighbouring spatial positions have adjacent runs, so each step
+// reads four adjacent vectors (whole cache lines) instead of one line 3 KB from the next, and the
+// four rows' chains run in parallel. f32 softmax / softmax_inf_as_zero only (exps kept in dst).
+template <class A, class S, class D>
+void forward_four_rows(const kernel_args& k, dim_t row0) {
+  using F = vf<A>;
+  constexpr int W = kWidth<A>;
+  constexpr int R = 4;
+  const dense_geometry& g = k.dense;
+  const bool inf_as_zero = k.alg == softmax_alg::softmax_inf_as_zero;
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  const S* src[R];
+  D* dst[R];
+  for (int j = 0; j < R; ++j) {
+    const dim_t base = k.rows.offset_of(row0 + j);
+    src[j] = static_cast<const S*>(k.in0) + base;
+    dst[j] = static_cast<D*>(k.out) + base;
+  }
+  const dim_t full = g.len / W;  // runs that are whole vectors; the last may be partial
+  const int tail = static_cast<int>(g.len - full * W);
+
+  F m[R];
+  for (int j = 0; j < R; ++j) m[j] = F(neg_inf);
+  dim_t off = 0;
+  for (dim_t c = 0; c < full; ++c, off += g.chunk_stride) {
+    for (int j = 0; j < R; ++j) m[j] = xsimd::max(simd::load_f32<A>(src[j] + off), m[j]);
+  }
+  if (tail) {
+    for (int j = 0; j < R; ++j) m[j] = xsimd::max(load_partial<A>(src[j] + off, tail, neg_inf), m[j]);
+  }
+  bool zero[R];
+  for (int j = 0; j < R; ++j) {
+    const float mx = simd::reduce_max<A>(m[j]);
+    zero[j] = inf_as_zero && mx == neg_inf;
+    m[j] = F(mx);
+  }
+
+  // Sums: f32 per lane over four runs (terms <= 1, three roundings), then widened to f64.
+  wide_sum<A> sum[R];
+  F part[R];
+  for (int j = 0; j < R; ++j) part[j] = F(0.f);
+  off = 0;
+  for (dim_t c = 0; c < full; ++c, off += g.chunk_stride) {
+    for (int j = 0; j < R; ++j) {
+      const F e = exp_diff<A>(simd::load_f32<A>(src[j] + off), m[j]);
+      simd::store_f32(dst[j] + off, e);
+      part[j] = part[j] + e;
+    }
+    if ((c & 3) == 3) {
+      for (int j = 0; j < R; ++j) {
+        sum[j].add(part[j]);
+        part[j] = F(0.f);
+      }
+    }
+  }
+  if (tail) {
+    for (int j = 0; j < R; ++j) {
+      const auto inside = lane_index<A>() < F(static_cast<float>(tail));
+      const F e = ::tessera::simd::select(inside, exp_diff<A>(load_partial<A>(src[j] + off, tail, 0.f), m[j]),
+                                F(0.f));
+      simd::store_f32(dst[j] + off, e, tail);
+      part[j] = part[j] + e;
+    }
+  }
+  F inv[R];
+  for (int j = 0; j < R; ++j) {
+    sum[j].add(part[j]);
+    inv[j] = F(zero[j] ? 0.f : static_cast<float>(1.0 / reduce_sum<A>(sum[j])));
+  }
+
+  off = 0;
+  for (dim_t c = 0; c < full; ++c, off += g.chunk_stride) {
+    for (int j = 0; j < R; ++j) {
+      const F e = zero[j] ? F(0.f) : simd::load_f32<A>(dst[j] + off);
+      simd::store_f32(dst[j] + off, e * inv[j]);
+    }
+  }
+  if (tail) {
+    for (int j = 0; j < R; ++j) {
+      const F e = zero[j] ? F(0.f) : load_partial<A>(dst[j] + off, tail, 0.f);
+      simd::store_f32(dst[j] + off, e * inv[j], tail);
+    }
+  }
+}
+
+template <class A, class S, class D>
+void forward_dense(const kernel_args& k, dim_t begin, dim_t end) {
+  using F = vf<A>;
+  constexpr int W = kWidth<A>;
+  const dense_geometry& g = k.dense;
+  const bool log = k.alg == softmax_alg::logsoftmax;
+  // f32 softmax keeps exp(x - max) in dst between passes 2 and 3; other types recompute it.
+  constexpr bool kKeepExp = std::is_same_v<D, float>;
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+
+  if constexpr (kKeepExp) {
+    if (!log && g.chunk == W && g.len > W) {
+      for (; begin + 4 <= end; begin += 4) forward_four_rows<A, S, D>(k, begin);
+    }
+  }
+  for (dim_t row = begin; row < end; ++row) {
+    const dim_t base = k.rows.offset_of(row);
+    const S* src = static_cast<const S*>(k.in0) + base;
+    D* dst = static_cast<D*>(k.out) + base;
+
+    // Pass 1: max.
+    F m0(neg_inf), m1(neg_inf), m2(neg_inf), m3(neg_inf);
+    for_each_run(g, [&](dim_t off, dim_t n) {
+      const S* p = src + off;
+      dim_t i = 0;
+      for (; i + 4 * W <= n; i += 4 * W) {
+        m0 = xsimd::max(simd::load_f32<A>(p + i), m0);
+        m1 = xsimd::max(simd::load_f32<A>(p + i + W), m1);
+        m2 = xsimd::max(simd::load_f32<A>(p + i + 2 * W), m2);
+        m3 = xsimd::max(simd::load_f32<A>(p + i + 3 * W), m3);
+      }
+      for (; i + W <= n; i += W) m0 = xsimd::max(simd::load_f32<A>(p + i), m0);
+      if (i < n) m0 = xsimd::max(load_partial<A>(p + i, static_cast<int>(n - i), neg_inf), m0);
+    });
+    const float mx = simd::reduce_max<A>(xsimd::max(xsimd::max(m0, m1), xsimd::max(m2, m3)));
+    const F m(mx);
+
+    if (mx == neg_inf && k.alg == softmax_alg::softmax_inf_as_zero) {
+      for_each_run(g, [&](dim_t off, dim_t n) {
+        D* q = dst + off;
+        dim_t i = 0;
+        for (; i + W <= n; i += W) simd::store_f32(q + i, F(0.f));
+        if (i < n) simd::store_f32(q + i, F(0.f), static_cast<int>(n - i));
+      });
+      continue;
+    }
+
+    // Pass 2: sum of exp(x - max).
+    split_sum<A> k0;
+    const bool keep = kKeepExp && !log;
+    // Other destination types keep the exps of a single-run row in a per-thread f32 row instead
+    // of computing them twice.
+    float* ex = nullptr;
+    if constexpr (!kKeepExp) {
+      if (!log && g.chunk >= g.len && g.len <= (dim_t{1} << 20)) {
+        thread_local std::vector<float> scratch;
+        if (static_cast<dim_t>(scratch.size()) < g.len) scratch.resize(static_cast<size_t>(g.len));
+        ex = scratch.data();
+      }
+    }
+    for_each_run(g, [&](dim_t off, dim_t n) {
+      const S* p = src + off;
+      D* q = dst + off;
+      dim_t i = 0;
+      for (; i + 4 * W <= n; i += 4 * W) {
+        F x[4], e[4];
+        for (int j = 0; j < 4; ++j) x[j] = simd::load_f32<A>(p + i + j * W);
+        for (int j = 0; j < 4; ++j) e[j] = exp_diff<A>(x[j], m);
+        if (log) {
+          k0.add4(x, m, e);
+        } else {
+          k0.rest.add((e[0] + e[1]) + (e[2] + e[3]));
+        }
+        if constexpr (kKeepExp) {
+          if (keep) {
+            for (int j = 0; j < 4; ++j) simd::store_f32(q + i + j * W, e[j]);
+          }
+        } else if (ex) {
+          for (int j = 0; j < 4; ++j) e[j].store_unaligned(ex + i + j * W);
+        }
+      }
+      for (; i < n; i += W) {
+        const int rest = static_cast<int>(std::min<dim_t>(W, n - i));
+        F x = rest == W ? simd::load_f32<A>(p + i) : load_partial<A>(p + i, rest, neg_inf);
+        F e = exp_diff<A>(x, m);
+        // Lanes past the row hold -Inf - max: exp gives 0, or NaN when max is -Inf too.
+        if (rest != W) {
+          const auto inside = lane_index<A>() < F(static_cast<float>(rest));
+          e = ::tessera::simd::select(inside, e, F(0.f));
+          x = ::tessera::simd::select(inside, x, F(std::numeric_limits<float>::quiet_NaN()));  // not a max
+        }
+        if (log) k0.add(x, m, e);
+        else k0.rest.add(e);
+        if constexpr (kKeepExp) {
+          if (keep) {
+            if (rest == W) simd::store_f32(q + i, e);
+            else simd::store_f32(q + i, e, rest);
+          }
+        } else if (ex) {
+          if (rest == W) e.store_unaligned(ex + i);
+          else simd::store_f32(ex + i, e, rest);
+        }
+      }
+    });
+    const row_total total = reduce<A>(k0);
+
+    // Pass 3: normalise.
+    if (log) {
+      const F l(static_cast<float>(total.log_sum()));
+      for_each_run(g, [&](dim_t off, dim_t n) {
+        const S* p = src + off;
+        D* q = dst + off;
+        dim_t i = 0;
+        for (; i + W <= n; i += W) simd::store_f32(q + i, log_diff<A>(simd::load_f32<A>(p + i), m, l));
+        if (i < n) {
+          const int rest = static_cast<int>(n - i);
+          simd::store_f32(q + i, log_diff<A>(load_partial<A>(p + i, rest, 0.f), m, l), rest);
+        }
+      });
+    } else {
+      const F inv(static_cast<float>(1.0 / total.sum()));
+      for_each_run(g, [&](dim_t off, dim_t n) {
+        const S* p = src + off;
+        D* q = dst + off;
+        dim_t i = 0;
+        if constexpr (kKeepExp) {
+          for (; i + W <= n; i += W) simd::store_f32(q + i, simd::load_f32<A>(q + i) * inv);
+          if (i < n) {
+            const int rest = static_cast<int>(n - i);
+            simd::store_f32(q + i, load_partial<A>(q + i, rest, 0.f) * inv, rest);
+          }
+        } else if (ex) {
+          for (; i + W <= n; i += W) simd::store_f32(q + i, F::load_unaligned(ex + i) * inv);
+          if (i < n) {
+            const int rest = static_cast<int>(n - i);
+            simd::store_f32(q + i, load_partial<A>(ex + i, rest, 0.f) * inv, rest);
+          }
+        } else {
+          for (; i + W <= n; i += W) {
+            simd::store_f32(q + i, exp_diff<A>(simd::load_f32<A>(p + i), m) * inv);
+          }
+          if (i < n) {
+            const int rest = static_cast<int>(n - i);
+            simd::store_f32(q + i, exp_diff<A>(load_partial<A>(p + i, rest, 0.f), m) * inv, rest);
+          }
+        }
+      });
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tessera::softmax_internal
+
+#endif  // TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_FORWARD_DENSE_H_

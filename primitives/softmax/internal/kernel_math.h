@@ -1,0 +1,218 @@
+// What every softmax kernel shares: vector types, partial loads, exp(x - max) with the subtraction's
+// rounding error folded back, log(x - max) - log(sum), and f64 row sums. Part of the per-ISA
+// kernels: include only from vector_kernels_impl.h (vector_kernels.cc carries the ISA flags).
+//
+// Arithmetic is f32. Three things keep the f32 result within a few ulp of the exact one:
+//  * x - max is computed with its rounding error (TwoSum) and exp(x - max) is corrected by it:
+//    without it, rows whose values span ~80 lose up to 2^6 ulp in the small outputs;
+//  * exp is simd::exp_f32 (1.24 ulp measured by //simd:math_test); loads, stores and tails are
+//    simd/convert.h and simd/tail.h.
+#ifndef TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_KERNEL_MATH_H_
+#define TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_KERNEL_MATH_H_
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "tessera/core/data_type.h"
+#include "tessera/simd/convert.h"
+#include "tessera/simd/select.h"
+#include "tessera/simd/math.h"
+#include "tessera/simd/reduce.h"
+#include "tessera/simd/tail.h"
+#include "tessera/primitives/softmax/internal/kernel_args.h"
+#include "xsimd/xsimd.hpp"
+
+namespace tessera::softmax_internal {
+namespace {
+
+template <class A>
+using vf = xsimd::batch<float, A>;
+template <class A>
+using vi = xsimd::batch<int32_t, A>;
+
+template <class A>
+constexpr int kWidth = static_cast<int>(vf<A>::size);
+
+// ---- loads and stores: simd/convert.h and simd/tail.h --------------------------------------
+
+template <class A>
+constexpr bool kHasF16c = std::is_base_of_v<xsimd::avx512bw, A> || std::is_same_v<A, xsimd::avx2>;
+
+template <class A>
+vf<A> lane_index() {
+  alignas(64) static constexpr float kIota[16] = {0, 1, 2,  3,  4,  5,  6,  7,
+                                                  8, 9, 10, 11, 12, 13, 14, 15};
+  return vf<A>::load_aligned(kIota);
+}
+
+// The first n (0 < n < width) elements; the other lanes hold `fill` (simd::load_f32 gives 0
+// there, and the max needs -Inf). Never reads past p + n.
+template <class A, class T>
+vf<A> load_partial(const T* p, int n, float fill) {
+  const vf<A> v = simd::load_f32<A>(p, n);
+  if (fill == 0.f) return v;
+  return ::tessera::simd::select(lane_index<A>() < vf<A>(static_cast<float>(n)), v, vf<A>(fill));
+}
+
+// ---- arithmetic ----------------------------------------------------------------------------
+
+// exp(x - m), with x - m's rounding error folded back in (TwoSum). x is first raised to
+// m - 110 (exp underflows to 0 long before), which keeps TwoSum finite for x = -Inf; max(lo, x)
+// keeps a NaN x (maxps returns its second operand when one is NaN), and m = -Inf gives NaN.
+template <class A>
+vf<A> exp_diff(vf<A> x, vf<A> m) {
+  using F = vf<A>;
+  x = xsimd::max(m - F(110.f), x);
+  F d = x - m;
+  F bb = d - x;
+  F err = (x - (d - bb)) + (-m - bb);
+  F e = simd::exp_nonpositive_fused_f32<A>(d);
+  return simd::fused_fma(e, err, e);
+}
+
+// (x - m) - l, with x - m's rounding error added back.
+template <class A>
+vf<A> log_diff(vf<A> x, vf<A> m, vf<A> l) {
+  using F = vf<A>;
+  F d = x - m;
+  F bb = d - x;
+  F err = (x - (d - bb)) + (-m - bb);
+  err = ::tessera::simd::select(xsimd::abs(err) < F(1e-3f), err, F(0.f));
+  return (d - l) + err;
+}
+
+template <class A>
+using vd = xsimd::batch<double, A>;
+
+// f32 lanes 0..W/2-1 and W/2..W-1 as two f64 vectors, and back (rounding once).
+template <class A>
+void widen(vf<A> v, vd<A>& lo, vd<A>& hi) {
+  if constexpr (std::is_base_of_v<xsimd::avx512bw, A>) {
+    const __m512 r = v;
+    lo = _mm512_cvtps_pd(_mm512_castps512_ps256(r));
+    hi = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(r), 1)));
+  } else if constexpr (std::is_same_v<A, xsimd::avx2>) {
+    const __m256 r = v;
+    lo = _mm256_cvtps_pd(_mm256_castps256_ps128(r));
+    hi = _mm256_cvtps_pd(_mm256_extractf128_ps(r, 1));
+  } else {
+    const __m128 r = v;
+    lo = _mm_cvtps_pd(r);
+    hi = _mm_cvtps_pd(_mm_movehl_ps(r, r));
+  }
+}
+
+template <class A>
+vf<A> narrow(vd<A> lo, vd<A> hi) {
+  if constexpr (std::is_base_of_v<xsimd::avx512bw, A>) {
+    return _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)), _mm512_cvtpd_ps(hi), 1);
+  } else if constexpr (std::is_same_v<A, xsimd::avx2>) {
+    return _mm256_set_m128(_mm256_cvtpd_ps(hi), _mm256_cvtpd_ps(lo));
+  } else {
+    return _mm_movelh_ps(_mm_cvtpd_ps(lo), _mm_cvtpd_ps(hi));
+  }
+}
+
+// Sums in f64: each f32 vector is widened into two f64 vectors.
+// log(sum) must be accurate relative to itself when sum = 1 + small (logsoftmax), which a
+// compensated f32 sum does not guarantee; the widening costs two conversions per vector.
+template <class A>
+struct wide_sum {
+  using D = xsimd::batch<double, A>;
+  D lo = D(0.0);
+  D hi = D(0.0);
+  void add(vf<A> v) {
+    D a, b;
+    widen<A>(v, a, b);
+    lo = lo + a;
+    hi = hi + b;
+  }
+  // Adds x * y exactly (a product of two f32 values fits in f64).
+  void add_product(vf<A> x, vf<A> y) {
+    D xa, xb, ya, yb;
+    widen<A>(x, xa, xb);
+    widen<A>(y, ya, yb);
+    lo = lo + xa * ya;
+    hi = hi + xb * yb;
+  }
+  // Per-lane sums, lane order.
+  void lanes(double* out) const {
+    lo.store_unaligned(out);
+    hi.store_unaligned(out + D::size);
+  }
+};
+
+// The row sum split as (number of elements equal to the max) + (sum of the other exps): each
+// max contributes exp(0) = 1 exactly, and keeping the rest apart lets logsoftmax take
+// log(count) + log1p(rest / count) without losing `rest` next to the 1s, even in f64.
+template <class A>
+struct split_sum {
+  wide_sum<A> rest;
+  vf<A> count = vf<A>(0.f);
+  void add(vf<A> x, vf<A> m, vf<A> e) {
+    const auto at_max = x == m;
+    count = count + ::tessera::simd::select(at_max, vf<A>(1.f), vf<A>(0.f));
+    rest.add(::tessera::simd::select(at_max, vf<A>(0.f), e));
+  }
+  // Four vectors at once: their f32 pairwise sum (two roundings of terms <= 1) is widened once.
+  void add4(const vf<A>* x, vf<A> m, const vf<A>* e) {
+    vf<A> r[4];
+    for (int j = 0; j < 4; ++j) {
+      const auto at_max = x[j] == m;
+      count = count + ::tessera::simd::select(at_max, vf<A>(1.f), vf<A>(0.f));
+      r[j] = ::tessera::simd::select(at_max, vf<A>(0.f), e[j]);
+    }
+    rest.add((r[0] + r[1]) + (r[2] + r[3]));
+  }
+};
+
+struct row_total {
+  double count = 0;
+  double rest = 0;
+  double sum() const { return count + rest; }
+  // Only for sums made with add(x, m, e) (count >= 1). A single maximum (the usual case) needs
+  // neither log(count) nor the division.
+  double log_sum() const {
+    return count == 1 ? std::log1p(rest) : std::log(count) + std::log1p(rest / count);
+  }
+};
+
+// One row's split_sum: the f64 halves added lane-wise, then across lanes by xsimd::hadd (a
+// shuffle tree, not a chain of W scalar additions). The counts are widened first: exact in f64
+// however long the row.
+template <class A>
+row_total reduce(const split_sum<A>& k) {
+  vd<A> count_lo, count_hi;
+  widen<A>(k.count, count_lo, count_hi);
+  return {xsimd::hadd(count_lo + count_hi), xsimd::hadd(k.rest.lo + k.rest.hi)};
+}
+
+// Plain sum of all lanes (backward).
+template <class A>
+double reduce_sum(const wide_sum<A>& k) {
+  double l[kWidth<A>];
+  k.lanes(l);
+  double total = 0;
+  for (int i = 0; i < kWidth<A>; ++i) total += l[i];
+  return total;
+}
+
+// Calls f(offset, n) for each contiguous run of a dense row.
+template <class F>
+inline void for_each_run(const dense_geometry& g, F&& f) {
+  for (dim_t start = 0, off = 0; start < g.len; start += g.chunk, off += g.chunk_stride) {
+    f(off, std::min(g.chunk, g.len - start));
+  }
+}
+
+}  // namespace
+}  // namespace tessera::softmax_internal
+
+#endif  // TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_KERNEL_MATH_H_
