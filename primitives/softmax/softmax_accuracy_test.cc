@@ -545,5 +545,89 @@ TEST(SoftmaxAccuracy, MinusInfinity) {
   }
 }
 
+// The strided kernel at lane counts around the vector widths (4, 8, 16): whole vectors only, a
+// few leftover lanes (copied out as dense rows), more leftover lanes (a last vector overlapping
+// the one before it, in the same sweep), fewer lanes than a vector (masked), several sweeps of
+// vectors. Lanes that are all -Inf sit first and last (so in the leftover / overlapping part),
+// and single -Inf entries elsewhere; softmax, logsoftmax and softmax_inf_as_zero, f32 and bf16.
+TEST(SoftmaxAccuracy, StridedLaneCountsAroundTheVectorWidth) {
+  const double inf = std::numeric_limits<double>::infinity();
+  std::mt19937 rng(16);
+  std::uniform_real_distribution<double> d(-30, 30);
+  for (dim_t lanes : std::vector<dim_t>{3, 5, 9, 13, 16, 17, 20, 27, 49, 70, 130, 141}) {
+    const dim_t len = 37 + lanes % 5;
+    const std::vector<dim_t> dims = {2, len, lanes};
+    std::vector<double> v(2 * len * lanes);
+    for (auto& x : v) x = d(rng);
+    for (dim_t n = 0; n < 2; ++n) {
+      for (dim_t a = 0; a < len; ++a) {
+        const dim_t row = (n * len + a) * lanes;
+        if (n == 0) v[row + 0] = -inf;          // all -Inf lanes
+        v[row + lanes - 1] = n == 1 ? -inf : v[row + lanes - 1];
+        if ((a * 7 + n) % 5 == 0) v[row + (a * 3) % lanes] = -inf;  // single -Inf entries
+      }
+    }
+    for (data_type dt : {data_type::f32, data_type::bf16}) {
+      const memory_desc md = plain(dims, dt);
+      for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::logsoftmax,
+                              softmax_alg::softmax_inf_as_zero}) {
+        auto src = buffer(md);
+        testing::write_logical(md, src.data(), v);
+        const auto exact = testing::softmax_forward_reference(alg, md, src.data(), 1);
+        for (const std::string& filter : kernel_filters()) {
+          auto fwd = softmax_forward::create(alg, md, md, 1, {}, {filter});
+          if (!fwd.ok()) continue;
+          auto dst = buffer(md, 0xA5);
+          ASSERT_TRUE(fwd->execute({{arg::src, {md, src.data()}}, {arg::dst, {md, dst.data()}}}).ok());
+          std::string first;
+          EXPECT_EQ(check_forward(fwd->impl_name(), alg, dt, exact,
+                                  testing::read_logical(md, dst.data()), first),
+                    0)
+              << fwd->impl_name() << " " << name_of(alg) << " " << name_of(dt) << " lanes "
+              << lanes << ": " << first;
+        }
+      }
+    }
+  }
+}
+
+// Leftover lanes whose dense-row copy would be larger than the strided kernel's scratch limit
+// (2^20 elements) take a vector instead: 4 leftover lanes (20 = 16 + 4) along an axis of
+// 2^18 + 1. Vector kernels only, against a per-lane f64 softmax computed here (the reference
+// kernel and testing/softmax would take a minute on 5M elements in fastbuild).
+TEST(SoftmaxAccuracy, StridedLeftoverLanesAlongALongAxis) {
+  const dim_t len = (dim_t{1} << 18) + 1, lanes = 20;
+  const memory_desc md = plain({len, lanes}, data_type::f32);
+  std::vector<float> src(static_cast<size_t>(len * lanes)), dst(src.size());
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<float> d(-10, 10);
+  for (auto& x : src) x = d(rng);
+  std::vector<double> exact(src.size());
+  for (dim_t j = 0; j < lanes; ++j) {
+    double m = -INFINITY, sum = 0;
+    for (dim_t a = 0; a < len; ++a) m = std::max<double>(m, src[a * lanes + j]);
+    for (dim_t a = 0; a < len; ++a) sum += std::exp(src[a * lanes + j] - m);
+    for (dim_t a = 0; a < len; ++a) exact[a * lanes + j] = std::exp(src[a * lanes + j] - m) / sum;
+  }
+  int runs = 0;
+  for (const std::string& filter : kernel_filters()) {
+    if (filter == "ref") continue;
+    auto fwd = softmax_forward::create(softmax_alg::softmax, md, md, 0, {}, {filter});
+    ASSERT_TRUE(fwd.ok()) << fwd.status();
+    ++runs;
+    ASSERT_TRUE(fwd->execute({{arg::src, {md, src.data()}}, {arg::dst, {md, dst.data()}}}).ok());
+    int failures = 0;
+    for (size_t i = 0; i < exact.size(); ++i) {
+      const double units = std::fabs(dst[i] - exact[i]) / (kEps * exact[i] + kDenormFloor);
+      if (!(units <= 4) && failures++ == 0) {
+        ADD_FAILURE() << fwd->impl_name() << " element " << i << ": exact " << exact[i] << " got "
+                      << dst[i] << " (" << units << " units)";
+      }
+    }
+    EXPECT_EQ(failures, 0) << fwd->impl_name();
+  }
+  EXPECT_GT(runs, 0);
+}
+
 }  // namespace
 }  // namespace tessera

@@ -106,6 +106,33 @@ TEST(Softmax, InPlaceEqualsOutOfPlace) {
   }
 }
 
+// In-place along a strided axis at lane counts where the strided kernel's vectors overlap (the
+// last one ends at the last lane), leftover lanes go through dense rows, or a vector is masked,
+// with all -Inf lanes among them: every sweep must read its vectors before writing any.
+TEST(Softmax, StridedInPlaceEqualsOutOfPlace) {
+  for (dim_t lanes : std::vector<dim_t>{5, 13, 17, 20, 27, 49, 70, 141}) {
+    const memory_desc md = plain({2, 23, lanes}, data_type::f32);
+    std::vector<double> values = iota_values(md.nelems(), 9);
+    for (dim_t i = 0; i < md.nelems(); i += lanes) {
+      values[i] = -INFINITY;               // lane 0: all -Inf
+      values[i + lanes - 1] = -INFINITY;   // the last lane: all -Inf
+    }
+    for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::logsoftmax,
+                            softmax_alg::softmax_inf_as_zero}) {
+      for (const std::string& filter : softmax_test::kernel_filters()) {
+        auto fwd = softmax_forward::create(alg, md, md, 1, {}, {filter});
+        if (!fwd.ok()) continue;
+        auto a = buffer(md);
+        testing::write_logical(md, a.data(), values);
+        auto out = buffer(md);
+        ASSERT_TRUE(fwd->execute({{arg::src, {md, a.data()}}, {arg::dst, {md, out.data()}}}).ok());
+        ASSERT_TRUE(fwd->execute({{arg::src, {md, a.data()}}, {arg::dst, {md, a.data()}}}).ok());
+        EXPECT_EQ(a, out) << fwd->impl_name() << " " << name_of(alg) << " lanes " << lanes;
+      }
+    }
+  }
+}
+
 // nChw16c / nChw8c along C: the vector kernels take four neighbouring rows at once; rows that are
 // all -Inf among them (NaN for softmax, 0 for softmax_inf_as_zero), a partial last block, and a
 // row count that is not a multiple of four.

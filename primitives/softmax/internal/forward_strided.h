@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "tessera/primitives/softmax/internal/forward_dense.h"
 #include "tessera/primitives/softmax/internal/kernel_args.h"
 #include "tessera/primitives/softmax/internal/kernel_math.h"
 #include "xsimd/xsimd.hpp"
@@ -109,18 +110,176 @@ void forward_interleaved(const kernel_args& k, dim_t base) {
 
 // ---- forward, axis strided: vectorised across neighbouring rows -----------------------------
 
-template <class A, class S, class D>
-void forward_strided(const kernel_args& k, dim_t begin, dim_t end) {
+// The three sweeps along the axis for NV vectors of lanes at element offsets off[0..NV) from
+// src / dst (lane j of row a at a * stride + j). kPartial: one vector of `tail` lanes (masked
+// loads and stores: only when the group has fewer lanes than a vector). Vectors may overlap
+// (the last one ending at the group's last lane): overlapping lanes compute identical values,
+// and every sweep loads all NV vectors of an axis step before it stores any, so src == dst is
+// safe.
+template <class A, softmax_alg Alg, class S, class D, int NV, bool kPartial>
+void sweep_lane_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int (&off)[NV],
+                        int tail) {
+  static_assert(!kPartial || NV == 1);
   using F = vf<A>;
   constexpr int W = kWidth<A>;
-  constexpr int kVectors = 4;  // lanes handled per sweep along the axis: 4 vectors
-  const strided_geometry& g = k.strided;
-  const bool log = k.alg == softmax_alg::logsoftmax;
-  const bool inf_as_zero = k.alg == softmax_alg::softmax_inf_as_zero;
-  constexpr bool kKeepExp = std::is_same_v<D, float>;
-  const bool keep = kKeepExp && !log;
+  constexpr bool kLog = Alg == softmax_alg::logsoftmax;
+  constexpr bool kInfAsZero = Alg == softmax_alg::softmax_inf_as_zero;
+  // f32 softmax keeps exp(x - max) in dst between the second and third sweeps.
+  constexpr bool kKeep = std::is_same_v<D, float> && !kLog;
   const float neg_inf = -std::numeric_limits<float>::infinity();
+  auto load = [&](const auto* p, int v, float fill) {
+    if constexpr (kPartial) return load_partial<A>(p + off[v], tail, fill);
+    else return simd::load_f32<A>(p + off[v]);
+  };
+  auto store = [&](D* p, int v, F y) {
+    if constexpr (kPartial) simd::store_f32(p + off[v], y, tail);
+    else simd::store_f32(p + off[v], y);
+  };
 
+  F m[NV];
+  for (int v = 0; v < NV; ++v) m[v] = F(neg_inf);
+  for (dim_t a = 0; a < len; ++a) {
+    const S* p = src + a * stride;
+    for (int v = 0; v < NV; ++v) m[v] = xsimd::max(load(p, v, neg_inf), m[v]);
+  }
+
+  // Sums: per lane, the terms of four axis steps added pairwise in f32 (terms <= 1, two
+  // roundings), widened to f64 once per four steps. logsoftmax counts the maxima apart
+  // (split_sum in kernel_math.h).
+  wide_sum<A> rest[NV];
+  F count[NV];
+  for (int v = 0; v < NV; ++v) count[v] = F(0.f);
+  auto terms = [&](dim_t a, F(&r)[NV]) {
+    const S* p = src + a * stride;
+    F x[NV];
+    for (int v = 0; v < NV; ++v) x[v] = load(p, v, 0.f);
+    for (int v = 0; v < NV; ++v) {
+      const F e = exp_diff<A>(x[v], m[v]);
+      if constexpr (kLog) {
+        const auto at_max = x[v] == m[v];
+        count[v] = count[v] + ::tessera::simd::select(at_max, F(1.f), F(0.f));
+        r[v] = ::tessera::simd::select(at_max, F(0.f), e);
+      } else {
+        r[v] = e;
+      }
+    }
+    if constexpr (kKeep) {
+      D* q = dst + a * stride;
+      for (int v = 0; v < NV; ++v) store(q, v, r[v]);
+    }
+  };
+  dim_t a = 0;
+  for (; a + 4 <= len; a += 4) {
+    F r0[NV], r1[NV], r2[NV], r3[NV];
+    terms(a, r0);
+    terms(a + 1, r1);
+    terms(a + 2, r2);
+    terms(a + 3, r3);
+    for (int v = 0; v < NV; ++v) rest[v].add((r0[v] + r1[v]) + (r2[v] + r3[v]));
+  }
+  for (; a < len; ++a) {
+    F r0[NV];
+    terms(a, r0);
+    for (int v = 0; v < NV; ++v) rest[v].add(r0[v]);
+  }
+
+  // Per lane: 1 / sum (softmax) or log(sum) (logsoftmax).
+  F scale[NV];
+  typename F::batch_bool_type all_minus_inf[NV];
+  for (int v = 0; v < NV; ++v) {
+    double lane_rest[W];
+    alignas(64) float lane_count[W], t[W];
+    rest[v].lanes(lane_rest);
+    if constexpr (kLog) count[v].store_aligned(lane_count);
+    for (int i = 0; i < W; ++i) {
+      const row_total lane{kLog ? lane_count[i] : 0.0, lane_rest[i]};
+      t[i] = static_cast<float>(kLog ? lane.log_sum() : 1.0 / lane.sum());
+    }
+    scale[v] = F::load_aligned(t);
+    all_minus_inf[v] = m[v] == F(neg_inf);
+  }
+
+  for (dim_t a = 0; a < len; ++a) {
+    const S* p = src + a * stride;
+    D* q = dst + a * stride;
+    F y[NV];
+    for (int v = 0; v < NV; ++v) {
+      if constexpr (kLog) y[v] = load(p, v, 0.f);
+      else if constexpr (kKeep) y[v] = load(q, v, 0.f);
+      else y[v] = load(p, v, 0.f);
+    }
+    for (int v = 0; v < NV; ++v) {
+      if constexpr (kLog) y[v] = log_diff<A>(y[v], m[v], scale[v]);
+      else if constexpr (kKeep) y[v] = y[v] * scale[v];
+      else y[v] = exp_diff<A>(y[v], m[v]) * scale[v];
+      // An all -Inf lane of softmax_inf_as_zero: 0, not 0 * NaN.
+      if constexpr (kInfAsZero) y[v] = ::tessera::simd::select(all_minus_inf[v], F(0.f), y[v]);
+    }
+    for (int v = 0; v < NV; ++v) store(q, v, y[v]);
+  }
+}
+
+// nv (1..4) whole vectors of lanes at off[0..nv), as a compile-time count.
+template <class A, softmax_alg Alg, class S, class D>
+void sweep_whole_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int* off, int nv) {
+  switch (nv) {
+    case 1: return sweep_lane_vectors<A, Alg, S, D, 1, false>(src, dst, len, stride, {off[0]}, 0);
+    case 2:
+      return sweep_lane_vectors<A, Alg, S, D, 2, false>(src, dst, len, stride, {off[0], off[1]}, 0);
+    case 3:
+      return sweep_lane_vectors<A, Alg, S, D, 3, false>(src, dst, len, stride,
+                                                        {off[0], off[1], off[2]}, 0);
+    default:
+      return sweep_lane_vectors<A, Alg, S, D, 4, false>(src, dst, len, stride,
+                                                        {off[0], off[1], off[2], off[3]}, 0);
+  }
+}
+
+// A few lanes (fewer than a vector) left over: instead of a vector along the axis of which they
+// fill a fraction (the whole exp sweep for them), they are copied out as rows of a dense block,
+// run through forward_dense (len / W vectors per lane), and copied back. Returns false when the
+// block would exceed kMaxScratch elements (the caller then sweeps a vector for them).
+constexpr dim_t kMaxScratch = dim_t{1} << 20;
+
+template <class A, class S, class D>
+bool remainder_lanes_as_dense_rows(softmax_alg alg, const S* src, D* dst, int lanes, dim_t len,
+                                   dim_t stride) {
+  const dim_t n = len * lanes;
+  if (n > kMaxScratch) return false;
+  thread_local std::vector<S> rows_in;
+  thread_local std::vector<D> rows_out;
+  if (static_cast<dim_t>(rows_in.size()) < n) rows_in.resize(static_cast<size_t>(n));
+  if (static_cast<dim_t>(rows_out.size()) < n) rows_out.resize(static_cast<size_t>(n));
+  S* in = rows_in.data();
+  D* out = rows_out.data();
+  for (dim_t a = 0; a < len; ++a) {
+    for (int j = 0; j < lanes; ++j) in[j * len + a] = src[a * stride + j];
+  }
+  kernel_args rows;
+  rows.alg = alg;
+  rows.in0 = in;
+  rows.out = out;
+  rows.rows.depth = 1;
+  rows.rows.sizes[0] = lanes;
+  rows.rows.strides[0] = len;
+  rows.rows.count = lanes;
+  rows.dense = {len, len, len};
+  forward_dense<A, S, D>(rows, 0, lanes);
+  for (dim_t a = 0; a < len; ++a) {
+    for (int j = 0; j < lanes; ++j) dst[a * stride + j] = out[j * len + a];
+  }
+  return true;
+}
+
+template <class A, softmax_alg Alg, class S, class D>
+void forward_strided_as(const kernel_args& k, dim_t begin, dim_t end) {
+  constexpr int W = kWidth<A>;
+  constexpr int kVectors = 4;  // vectors of lanes per sweep along the axis
+  // Leftover lanes up to this many go through remainder_lanes_as_dense_rows; more take a vector
+  // ending at the last lane (overlapping the previous one). Per axis step, a leftover lane costs
+  // about two scalar copies and 1/W of a vector's arithmetic, a vector about W / 4 times that.
+  constexpr int kMaxLanesAsRows = W / 4;
+  const strided_geometry& g = k.strided;
   const bool interleaved = g.lanes < W && W % g.lanes == 0 && g.axis_stride == g.lanes;
   for (dim_t group = begin; group < end; ++group) {
     const dim_t base = k.rows.offset_of(group);
@@ -128,75 +287,45 @@ void forward_strided(const kernel_args& k, dim_t begin, dim_t end) {
       forward_interleaved<A, S, D>(k, base);
       continue;
     }
-    for (dim_t j0 = 0; j0 < g.lanes; j0 += kVectors * W) {
-      const int lanes = static_cast<int>(std::min<dim_t>(kVectors * W, g.lanes - j0));
-      const int nv = (lanes + W - 1) / W;
-      const int tail = lanes - (nv - 1) * W;  // lanes in the last vector, 1..W
-      const S* src = static_cast<const S*>(k.in0) + base + j0;
-      D* dst = static_cast<D*>(k.out) + base + j0;
-      auto load = [&](const auto* p, int v, float fill) {
-        return v + 1 < nv || tail == W ? simd::load_f32<A>(p + v * W)
-                                       : load_partial<A>(p + v * W, tail, fill);
-      };
-      auto store = [&](D* p, int v, F x) {
-        if (v + 1 < nv || tail == W) simd::store_f32(p + v * W, x);
-        else simd::store_f32(p + v * W, x, tail);
-      };
-
-      F m[kVectors];
-      for (int v = 0; v < nv; ++v) m[v] = F(neg_inf);
-      for (dim_t a = 0; a < g.len; ++a) {
-        const S* p = src + a * g.axis_stride;
-        for (int v = 0; v < nv; ++v) m[v] = xsimd::max(load(p, v, neg_inf), m[v]);
-      }
-
-      split_sum<A> s[kVectors];
-      for (dim_t a = 0; a < g.len; ++a) {
-        const S* p = src + a * g.axis_stride;
-        D* q = dst + a * g.axis_stride;
-        for (int v = 0; v < nv; ++v) {
-          const F x = load(p, v, 0.f);
-          F e = exp_diff<A>(x, m[v]);
-          if (log) s[v].add(x, m[v], e);
-          else s[v].rest.add(e);
-          if constexpr (kKeepExp) {
-            if (keep) store(q, v, e);
-          }
-        }
-      }
-
-      F scale[kVectors];
-      for (int v = 0; v < nv; ++v) {
-        double rest[W];
-        alignas(64) float count[W], t[W];
-        s[v].rest.lanes(rest);
-        s[v].count.store_aligned(count);
-        for (int i = 0; i < W; ++i) {
-          const row_total lane{count[i], rest[i]};
-          t[i] = static_cast<float>(log ? lane.log_sum() : 1.0 / lane.sum());
-        }
-        scale[v] = F::load_aligned(t);
-        if (!log && inf_as_zero) scale[v] = ::tessera::simd::select(m[v] == F(neg_inf), F(0.f), scale[v]);
-      }
-
-      for (dim_t a = 0; a < g.len; ++a) {
-        const S* p = src + a * g.axis_stride;
-        D* q = dst + a * g.axis_stride;
-        for (int v = 0; v < nv; ++v) {
-          F y;
-          if (log) {
-            y = log_diff<A>(load(p, v, 0.f), m[v], scale[v]);
-          } else if (keep) {
-            y = load(q, v, 0.f) * scale[v];
-          } else {
-            y = exp_diff<A>(load(p, v, 0.f), m[v]) * scale[v];
-          }
-          // An all -Inf lane of softmax_inf_as_zero: 0, not 0 * NaN.
-          if (inf_as_zero) y = ::tessera::simd::select(m[v] == F(neg_inf), F(0.f), y);
-          store(q, v, y);
-        }
-      }
+    const S* src = static_cast<const S*>(k.in0) + base;
+    D* dst = static_cast<D*>(k.out) + base;
+    const dim_t whole = g.lanes / W;
+    const int rest = static_cast<int>(g.lanes % W);
+    const bool rest_done =
+        rest != 0 && rest <= kMaxLanesAsRows &&
+        remainder_lanes_as_dense_rows<A, S, D>(Alg, src + whole * W, dst + whole * W, rest, g.len,
+                                               g.axis_stride);
+    if (rest != 0 && !rest_done && whole == 0) {
+      const int one[1] = {0};
+      sweep_lane_vectors<A, Alg, S, D, 1, true>(src, dst, g.len, g.axis_stride, one, rest);
+      continue;
     }
+    // Vector v starts at lane v * W; with leftover lanes, one more ends at the last lane. It
+    // overlaps the vector before it, so both go into the same sweep (in-place safety): a sweep
+    // never gets the last vector alone.
+    const bool overlap = rest != 0 && !rest_done;
+    const dim_t vectors = whole + (overlap ? 1 : 0);
+    auto start_of = [&](dim_t v) { return v < whole ? v * W : g.lanes - W; };
+    for (dim_t v0 = 0; v0 < vectors;) {
+      int n = static_cast<int>(std::min<dim_t>(kVectors, vectors - v0));
+      if (vectors - v0 - n == 1) --n;
+      const dim_t j0 = start_of(v0);
+      int off[kVectors];
+      for (int v = 0; v < n; ++v) off[v] = static_cast<int>(start_of(v0 + v) - j0);
+      sweep_whole_vectors<A, Alg, S, D>(src + j0, dst + j0, g.len, g.axis_stride, off, n);
+      v0 += n;
+    }
+  }
+}
+
+template <class A, class S, class D>
+void forward_strided(const kernel_args& k, dim_t begin, dim_t end) {
+  switch (k.alg) {
+    case softmax_alg::logsoftmax:
+      return forward_strided_as<A, softmax_alg::logsoftmax, S, D>(k, begin, end);
+    case softmax_alg::softmax_inf_as_zero:
+      return forward_strided_as<A, softmax_alg::softmax_inf_as_zero, S, D>(k, begin, end);
+    default: return forward_strided_as<A, softmax_alg::softmax, S, D>(k, begin, end);
   }
 }
 
