@@ -237,6 +237,57 @@ TEST(ReorderKernels, FusedTransposeConvertMatchesReference) {
   check_all_impls(cases, false);
 }
 
+TEST(ReorderKernels, ByteDestinationsFrom64RowBlocksMatchReference) {
+  // 8-bit dst from 32-bit src with >= 64 dst-contiguous rows: 64-row blocks converted before
+  // the transpose, one 64-byte row per column. 64 channels (rows back to back: whole lines,
+  // shifted when dst is off a line by a multiple of 4 bytes, plain stores otherwise), 128 (two
+  // blocks, rows 128 bytes apart), 80 and 70 (a block, then 16-row tiles for the rest); 35
+  // pixels (a partial last tile) and 400 (two strips); common attributes, the sum post-op
+  // (which keeps the 16-row tiles), random and probe values.
+  std::vector<primitive_attr> attrs(1);
+  attrs.push_back(scales(0, 0));
+  {
+    primitive_attr a;
+    a.oscale = output_scales{.mask = 0, .values = {0.5f}};
+    attrs.push_back(a);
+    a.sum = sum_post_op{.beta = 0.5f};
+    attrs.push_back(a);
+    primitive_attr zp = scales(0, 0);
+    zp.dst_zero_points = quant_param{.mask = 0};
+    attrs.push_back(zp);
+    primitive_attr szp;
+    szp.src_zero_points = quant_param{.mask = 0};
+    attrs.push_back(szp);
+  }
+  std::vector<reorder_case> cases;
+  uint64_t seed = 500;
+  for (auto [sdt, ddt] : {std::pair{data_type::f32, data_type::s8},
+                          std::pair{data_type::f32, data_type::u8},
+                          std::pair{data_type::s32, data_type::s8},
+                          std::pair{data_type::s32, data_type::u8}}) {
+    for (const std::vector<dim_t>& dims :
+         {std::vector<dim_t>{2, 64, 5, 7}, std::vector<dim_t>{1, 64, 20, 20},
+          std::vector<dim_t>{1, 128, 5, 7}, std::vector<dim_t>{1, 80, 3, 7},
+          std::vector<dim_t>{2, 70, 1, 17}}) {
+      cases.push_back({md(dims, sdt, "nchw"), md(dims, ddt, "nhwc"), {}, fill_kind::probe,
+                       seed++});
+      for (const primitive_attr& at : attrs) {
+        if (at.src_zero_points && !is_integral(sdt)) continue;
+        cases.push_back({md(dims, sdt, "nchw"), md(dims, ddt, "nhwc"), at, fill_kind::random,
+                         seed++});
+      }
+      if (dims[1] != 64) continue;  // only back-to-back rows depend on the distance
+      for (int misalign : {0, 1, 4, 48, 60}) {
+        reorder_case c{md(dims, sdt, "nchw"), md(dims, ddt, "nhwc"), attrs[2], fill_kind::random,
+                       seed++};
+        c.dst_misalign = misalign;
+        cases.push_back(c);
+      }
+    }
+  }
+  check_all_impls(cases, false);
+}
+
 TEST(ReorderKernels, LargeDestinationsWithStreamingStoresMatchReference) {
   // 2048 x 1040 f32 (8.1 MiB of dst): the transpose writes around the cache from this size on.
   // 1 x 1 x 256 x 520 into nChw16c (8.1 MiB of dst, 15/16 of it padding): one-element blocks
@@ -261,6 +312,23 @@ TEST(ReorderKernels, LargeDestinationsWithStreamingStoresMatchReference) {
       if (!r.accepted) continue;
       ASSERT_EQ(r.mismatch, "") << filter << " on " << describe(c);
     }
+  }
+}
+
+TEST(ReorderKernels, LargeByteDestinationsWithStreamingStoresMatchReference) {
+  // f32 -> s8/u8 nchw -> nhwc with 8 MiB of dst, through the AVX-512 transpose only (the one
+  // kernel with 64-row byte blocks; 8 M elements per reference run): 64-byte rows back to back
+  // streamed as whole shifted lines (dst 16 bytes off a line), and rows 128 bytes apart
+  // streamed directly (dst on a line).
+  reorder_case back_to_back{md({8, 64, 128, 128}, data_type::f32, "nchw"),
+                            md({8, 64, 128, 128}, data_type::s8, "nhwc")};
+  reorder_case apart{md({4, 128, 128, 128}, data_type::f32, "nchw"),
+                     md({4, 128, 128, 128}, data_type::u8, "nhwc")};
+  apart.dst_misalign = 0;
+  for (const reorder_case& c : {back_to_back, apart}) {
+    case_result r = run_case(c, "xsimd:avx512bw:transpose");
+    if (!r.accepted) GTEST_SKIP() << "no AVX-512 on this machine";
+    ASSERT_EQ(r.mismatch, "") << describe(c);
   }
 }
 

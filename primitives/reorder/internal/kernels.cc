@@ -184,7 +184,7 @@ void run_transpose(const plan& p, const exec_ctx& ctx) {
       }
       if (p.transpose_convert) {
         p.transpose_convert(ctx.src + off[kSrc] * ss, nb.stride[kSrc], ctx.dst + off[kDst] * ds,
-                            columns, nb.size, cn, tb.pad_rows, ctx.q);
+                            columns, nb.size, cn, tb.pad_rows, ctx.q, p.stream_stores);
         return;
       }
       // Transpose a block into scratch (src type, dst order), then convert its rows (plain

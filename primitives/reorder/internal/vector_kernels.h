@@ -38,10 +38,11 @@ using convert_run_fn = void(const void* src, void* dst, int64_t n, const quant_p
 using transpose_fn = void(const void* src, int64_t src_ld, void* dst, const dst_columns& dst_cols,
                           int64_t rows, int64_t cols, int64_t pad_rows, bool stream);
 // The same tile moved and converted in one pass (common quantization, as convert_run_fn); the
-// zeroed rows are plain zeros, not quantized ones.
+// zeroed rows are plain zeros, not quantized ones. stream: as transpose_fn (8-bit dst rows of
+// 64 bytes written as whole lines).
 using transpose_convert_fn = void(const void* src, int64_t src_ld, void* dst,
                                   const dst_columns& dst_cols, int64_t rows, int64_t cols,
-                                  int64_t pad_rows, const quant_ptrs& q);
+                                  int64_t pad_rows, const quant_ptrs& q, bool stream);
 
 // nullptr when this ISA has no vector conversion for the pair (f64, f16 and f8 types).
 template <class Arch>
