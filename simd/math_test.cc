@@ -21,7 +21,7 @@ namespace {
 struct arch_kernels {
   std::string name;
   void (*exp)(const float*, float*, int64_t);
-  void (*exp_fused)(const float*, float*, int64_t);  // exp_nonpositive_fused_f32
+  void (*exp_nonpositive)(const float*, float*, int64_t);  // exp_nonpositive_f32
   void (*log)(const float*, float*, int64_t);
   float (*max)(const float*, int64_t);
   float (*sum)(const float*, int64_t);
@@ -30,7 +30,7 @@ struct arch_kernels {
 
 template <class Arch>
 arch_kernels kernels_of(const char* name) {
-  return {name, &internal::exp_kernel<Arch>, &internal::exp_nonpositive_fused_kernel<Arch>,
+  return {name, &internal::exp_kernel<Arch>, &internal::exp_nonpositive_kernel<Arch>,
           &internal::log_kernel<Arch>,
           &internal::max_kernel<Arch>, &internal::sum_kernel<Arch>,
           f32_lanes<Arch>};
@@ -102,30 +102,33 @@ TEST(Exp, AccuracyOverADenseSweepOnEveryIsa) {
   }
 }
 
-TEST(ExpNonpositiveFused, AccuracyOverItsRangeOnEveryIsa) {
-  // 0, -0 and every 73rd f32 of [-110, -1e-30]: about 1.5 million points. Same bounds as exp_f32.
+TEST(ExpNonpositive, AccuracyOverItsRangeOnEveryIsa) {
+  // 0, -0 and every 73rd f32 of [-110, -1e-30]: about 1.5 million points. Elsewhere it is exp_f32
+  // (same bounds); the avx512bw table version reaches 1.00 ulp over every f32 of [-110, 0] with a
+  // normal result (an exhaustive run outside the suite: 0.9998 ulp at x = -0x1.4c1ad2p+6), so
+  // its bound is 1 ulp.
   std::vector<float> xs = {0.f, -0.f};
   for (float x : sweep(1e-30f, 110.f, 73)) xs.push_back(-x);
   xs.push_back(-110.f);
   for (const arch_kernels& k : every_arch()) {
     std::vector<float> y;
-    const exp_errors e = worst_exp_errors(k.exp_fused, xs, y);
-    std::printf("exp_nonpositive_fused %s: max error %.3f ulp (normal results, at x=%a), %.3f ulp "
+    const exp_errors e = worst_exp_errors(k.exp_nonpositive, xs, y);
+    std::printf("exp_nonpositive %s: max error %.3f ulp (normal results, at x=%a), %.3f ulp "
                 "(denormal)\n", k.name.c_str(), e.normal, e.at, e.denormal);
-    EXPECT_LE(e.normal, 1.5) << k.name;
+    EXPECT_LE(e.normal, k.name == "avx512bw" ? 1.0 : 1.5) << k.name;
     EXPECT_LE(e.denormal, 1.0) << k.name;
     EXPECT_EQ(y[0], 1.f) << k.name;
     EXPECT_EQ(y[1], 1.f) << k.name;
   }
 }
 
-TEST(ExpNonpositiveFused, NanAndEveryLengthOnEveryIsa) {
+TEST(ExpNonpositive, NanAndEveryLengthOnEveryIsa) {
   for (const arch_kernels& k : every_arch()) {
     for (int n = 1; n <= 33; ++n) {
       std::vector<float> x(n), y(n);
       for (int i = 0; i < n; ++i) x[i] = -3.3f * static_cast<float>(i);
       x[n / 2] = std::numeric_limits<float>::quiet_NaN();
-      k.exp_fused(x.data(), y.data(), n);
+      k.exp_nonpositive(x.data(), y.data(), n);
       for (int i = 0; i < n; ++i) {
         if (i == n / 2) {
           EXPECT_TRUE(std::isnan(y[i])) << k.name << " n=" << n;

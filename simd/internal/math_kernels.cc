@@ -26,8 +26,8 @@ void exp_kernel(const float* src, float* dst, int64_t n) {
 }
 
 template <class Arch>
-void exp_nonpositive_fused_kernel(const float* src, float* dst, int64_t n) {
-  map_kernel<Arch>(src, dst, n, [](auto v) { return exp_nonpositive_fused_f32(v); });
+void exp_nonpositive_kernel(const float* src, float* dst, int64_t n) {
+  map_kernel<Arch>(src, dst, n, [](auto v) { return exp_nonpositive_f32(v); });
 }
 
 template <class Arch>
@@ -74,7 +74,7 @@ float sum_kernel(const float* src, int64_t n) {
 }
 
 template void exp_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t);
-template void exp_nonpositive_fused_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t);
+template void exp_nonpositive_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t);
 template void log_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t);
 template float max_kernel<TESSERA_SIMD_ARCH>(const float*, int64_t);
 template float sum_kernel<TESSERA_SIMD_ARCH>(const float*, int64_t);

@@ -1,4 +1,4 @@
-// Array forms of exp_f32, exp_nonpositive_fused_f32, log_f32, reduce_max and reduce_sum, instantiated per ISA so tests and
+// Array forms of exp_f32, exp_nonpositive_f32, log_f32, reduce_max and reduce_sum, instantiated per ISA so tests and
 // benchmarks can run each under every ISA (math_kernels.cc).
 #ifndef TESSERA_SIMD_INTERNAL_MATH_KERNELS_H_
 #define TESSERA_SIMD_INTERNAL_MATH_KERNELS_H_
@@ -9,9 +9,9 @@ namespace tessera::simd::internal {
 
 template <class Arch>
 void exp_kernel(const float* src, float* dst, int64_t n);
-// exp_nonpositive_fused_f32 (inputs in [-110, 0] or NaN).
+// exp_nonpositive_f32 (inputs in [-110, 0] or NaN).
 template <class Arch>
-void exp_nonpositive_fused_kernel(const float* src, float* dst, int64_t n);
+void exp_nonpositive_kernel(const float* src, float* dst, int64_t n);
 template <class Arch>
 void log_kernel(const float* src, float* dst, int64_t n);
 // The max / sum of src[0..n) (n >= 1 for max); tails through load_partial.

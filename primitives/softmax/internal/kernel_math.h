@@ -5,8 +5,8 @@
 // Arithmetic is f32. Three things keep the f32 result within a few ulp of the exact one:
 //  * x - max is computed with its rounding error (TwoSum) and exp(x - max) is corrected by it:
 //    without it, rows whose values span ~80 lose up to 2^6 ulp in the small outputs;
-//  * exp is simd::exp_f32 (1.24 ulp measured by //simd:math_test); loads, stores and tails are
-//    simd/convert.h and simd/tail.h.
+//  * exp is simd::exp_nonpositive_f32 (1.00 ulp on avx512bw, 1.24 elsewhere, measured by
+//    //simd:math_test); loads, stores and tails are simd/convert.h and simd/tail.h.
 #ifndef TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_KERNEL_MATH_H_
 #define TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_KERNEL_MATH_H_
 
@@ -73,7 +73,7 @@ vf<A> exp_diff(vf<A> x, vf<A> m) {
   F d = x - m;
   F bb = d - x;
   F err = (x - (d - bb)) + (-m - bb);
-  F e = simd::exp_nonpositive_fused_f32<A>(d);
+  F e = simd::exp_nonpositive_f32<A>(d);
   return simd::fused_fma(e, err, e);
 }
 

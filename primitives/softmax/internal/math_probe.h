@@ -1,5 +1,5 @@
 // simd::scaled_exp_f64 over arrays, instantiated per ISA (math_probe.cc) so its test can run
-// each ISA's code. (exp_nonpositive_fused_f32 is tested by //simd:math_test.)
+// each ISA's code. (exp_nonpositive_f32 is tested by //simd:math_test.)
 //
 //   exp_f64_relaxed_array<xsimd::avx512bw>(x.data(), y.data(), n, /*scale=*/1.0);
 #ifndef TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_MATH_PROBE_H_
