@@ -104,6 +104,12 @@ void forward_four_rows(const kernel_args& k, dim_t row0) {
   }
 }
 
+// Rows of these sizes are fetched ahead (see pass 2). Longer ones would push the current row out of
+// L1 (48 KB here); for shorter ones (8192x128) the hardware prefetcher keeps up and the prefetch
+// instructions only cost issue slots (measured 5-10 % slower at 512 bytes).
+constexpr dim_t kPrefetchMinRowBytes = 2 << 10;
+constexpr dim_t kPrefetchMaxRowBytes = 16 << 10;
+
 template <class A, class S, class D>
 void forward_dense(const kernel_args& k, dim_t begin, dim_t end) {
   using F = vf<A>;
@@ -164,11 +170,23 @@ void forward_dense(const kernel_args& k, dim_t begin, dim_t end) {
         ex = scratch.data();
       }
     }
+    // Pass 2 is compute-bound: it fetches the next row into L1 meanwhile, so that row's pass 1
+    // does not wait on L2/L3. Only for single-run rows that fit L1 with this one.
+    const char* next_row = nullptr;
+    if (g.chunk >= g.len && row + 1 < end && g.len * dim_t{sizeof(S)} >= kPrefetchMinRowBytes &&
+        g.len * dim_t{sizeof(S)} <= kPrefetchMaxRowBytes) {
+      next_row = reinterpret_cast<const char*>(static_cast<const S*>(k.in0) + k.rows.offset_of(row + 1));
+    }
     for_each_run(g, [&](dim_t off, dim_t n) {
       const S* p = src + off;
       D* q = dst + off;
       dim_t i = 0;
       for (; i + 4 * W <= n; i += 4 * W) {
+        if (next_row) {
+          for (int b = 0; b < 4 * W * int{sizeof(S)}; b += 64) {
+            __builtin_prefetch(next_row + i * dim_t{sizeof(S)} + b, 0, 3);
+          }
+        }
         F x[4], e[4];
         for (int j = 0; j < 4; ++j) x[j] = simd::load_f32<A>(p + i + j * W);
         for (int j = 0; j < 4; ++j) e[j] = exp_diff<A>(x[j], m);
