@@ -292,7 +292,8 @@ TEST(ReorderKernels, LargeDestinationsWithStreamingStoresMatchReference) {
   // 2048 x 1040 f32 (8.1 MiB of dst): the transpose writes around the cache from this size on.
   // 1 x 1 x 256 x 520 into nChw16c (8.1 MiB of dst, 15/16 of it padding): one-element blocks
   // written whole, padding included, with streaming stores. Contiguous conversions of 8+ MiB of
-  // dst stream too: f32 -> bf16, and f32 with the sum post-op (dst read, then streamed).
+  // dst stream too: f32 -> bf16; f32 with the sum post-op, 8+ MiB, does not (its dst lines are
+  // cached by the read of the old values) and is checked here as the large non-streamed run.
   primitive_attr sum;
   sum.sum = sum_post_op{.beta = 0.5f};
   const std::vector<reorder_case> cases = {
