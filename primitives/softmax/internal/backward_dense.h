@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "tessera/primitives/softmax/internal/forward_dense.h"
 #include "tessera/primitives/softmax/internal/kernel_args.h"
 #include "tessera/primitives/softmax/internal/kernel_math.h"
 #include "xsimd/xsimd.hpp"
@@ -18,13 +19,23 @@ namespace {
 // ---- backward, axis dense ----------------------------------------------------------------------
 
 // dx = step(dy, y) over a dense row: whole vectors two per step, then the tail.
+// next_y / next_dy: the next row's, fetched into L1 meanwhile (nullptr: none).
 template <class A, class Dst, class DiffDst, class DiffSrc, class Step>
-void map_row(const dense_geometry& g, const Dst* y, const DiffDst* dy, DiffSrc* dx, Step step) {
+void map_row(const dense_geometry& g, const Dst* y, const DiffDst* dy, DiffSrc* dx, Step step,
+             const Dst* next_y = nullptr, const DiffDst* next_dy = nullptr) {
   using F = vf<A>;
   constexpr int W = kWidth<A>;
   for_each_run(g, [&](dim_t off, dim_t n) {
     dim_t i = 0;
     for (; i + 2 * W <= n; i += 2 * W) {
+      if (next_y != nullptr) {
+        for (int b = 0; b < 2 * W * int{sizeof(Dst)}; b += 64) {
+          __builtin_prefetch(reinterpret_cast<const char*>(next_y + off + i) + b, 0, 3);
+        }
+        for (int b = 0; b < 2 * W * int{sizeof(DiffDst)}; b += 64) {
+          __builtin_prefetch(reinterpret_cast<const char*>(next_dy + off + i) + b, 0, 3);
+        }
+      }
       const F r0 = step(simd::load_f32<A>(dy + off + i), simd::load_f32<A>(y + off + i));
       const F r1 = step(simd::load_f32<A>(dy + off + i + W), simd::load_f32<A>(y + off + i + W));
       simd::store_f32(dx + off + i, r0);
@@ -86,6 +97,16 @@ void backward_rows(const kernel_args& k, dim_t begin, dim_t end) {
     });
     const double total = reduce_sum<A>(k0);
 
+    // Pass 2 fetches the next row (as forward_dense's pass 2 does) when rows are 2-16 KB.
+    const Dst* next_y = nullptr;
+    const DiffDst* next_dy = nullptr;
+    if (g.chunk >= g.len && row + 1 < end && g.len * dim_t{sizeof(Dst)} >= kPrefetchMinRowBytes &&
+        g.len * dim_t{sizeof(Dst)} <= kPrefetchMaxRowBytes) {
+      const dim_t next = k.rows.offset_of(row + 1);
+      next_y = static_cast<const Dst*>(k.in0) + next;
+      next_dy = static_cast<const DiffDst*>(k.in1) + next;
+    }
+
     // Pass 2. softmax in f32: within ~2 eps of the operand size (the test's bound is 4): the sum
     // rounded to f32, then diff_dst - sum and the product rounded once each.
     // logsoftmax in f64 (rounded once): diff_dst - exp(dst) * sum cancels, and an f32 exp's
@@ -98,10 +119,10 @@ void backward_rows(const kernel_args& k, dim_t begin, dim_t end) {
         widen<A>(d, dlo, dhi);
         widen<A>(v, vlo, vhi);
         return narrow<A>(dlo - exp_times_sum(vlo), dhi - exp_times_sum(vhi));
-      });
+      }, next_y, next_dy);
     } else {
       const F sum(static_cast<float>(total));
-      map_row<A>(g, y, dy, dx, [&](F d, F v) { return v * (d - sum); });
+      map_row<A>(g, y, dy, dx, [&](F d, F v) { return v * (d - sum); }, next_y, next_dy);
     }
   }
 }
