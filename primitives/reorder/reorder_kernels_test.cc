@@ -126,6 +126,19 @@ primitive_attr scales(int src_mask, int dst_mask) {
   return a;
 }
 
+// The common attributes the one-pass transpose + conversion accepts: none, src and dst scales,
+// an output scale of 0.5, and that with the sum post-op (beta 0.5).
+std::vector<primitive_attr> common_transpose_attrs() {
+  std::vector<primitive_attr> attrs(1);
+  attrs.push_back(scales(0, 0));
+  primitive_attr a;
+  a.oscale = output_scales{.mask = 0, .values = {0.5f}};
+  attrs.push_back(a);
+  a.sum = sum_post_op{.beta = 0.5f};
+  attrs.push_back(a);
+  return attrs;
+}
+
 TEST(ReorderKernels, AttributesMatchReference) {
   std::vector<primitive_attr> float_attrs;
   float_attrs.push_back(scales(0, -1));
@@ -207,13 +220,7 @@ TEST(ReorderKernels, StridedWithOffsetMatchesReference) {
 TEST(ReorderKernels, FusedTransposeConvertMatchesReference) {
   // Full and partial 16x16 tiles (33 channels, 35 pixels) through the one-pass transpose +
   // conversion, with the common attributes it accepts.
-  std::vector<primitive_attr> attrs(1);
-  attrs.push_back(scales(0, 0));
-  primitive_attr a;
-  a.oscale = output_scales{.mask = 0, .values = {0.5f}};
-  attrs.push_back(a);
-  a.sum = sum_post_op{.beta = 0.5f};
-  attrs.push_back(a);
+  const std::vector<primitive_attr> attrs = common_transpose_attrs();
   std::vector<reorder_case> cases;
   uint64_t seed = 11;
   const std::vector<dim_t> dims = {2, 33, 5, 7};
@@ -244,14 +251,8 @@ TEST(ReorderKernels, ByteDestinationsFrom64RowBlocksMatchReference) {
   // blocks, rows 128 bytes apart), 80 and 70 (a block, then 16-row tiles for the rest); 35
   // pixels (a partial last tile) and 400 (two strips); common attributes, the sum post-op
   // (which keeps the 16-row tiles), random and probe values.
-  std::vector<primitive_attr> attrs(1);
-  attrs.push_back(scales(0, 0));
+  std::vector<primitive_attr> attrs = common_transpose_attrs();
   {
-    primitive_attr a;
-    a.oscale = output_scales{.mask = 0, .values = {0.5f}};
-    attrs.push_back(a);
-    a.sum = sum_post_op{.beta = 0.5f};
-    attrs.push_back(a);
     primitive_attr zp = scales(0, 0);
     zp.dst_zero_points = quant_param{.mask = 0};
     attrs.push_back(zp);

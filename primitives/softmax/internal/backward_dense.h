@@ -8,7 +8,6 @@
 #include <type_traits>
 #include <vector>
 
-#include "tessera/primitives/softmax/internal/forward_dense.h"
 #include "tessera/primitives/softmax/internal/kernel_args.h"
 #include "tessera/primitives/softmax/internal/kernel_math.h"
 #include "xsimd/xsimd.hpp"
@@ -100,8 +99,7 @@ void backward_rows(const kernel_args& k, dim_t begin, dim_t end) {
     // Pass 2 fetches the next row (as forward_dense's pass 2 does) when rows are 2-16 KB.
     const Dst* next_y = nullptr;
     const DiffDst* next_dy = nullptr;
-    if (g.chunk >= g.len && row + 1 < end && g.len * dim_t{sizeof(Dst)} >= kPrefetchMinRowBytes &&
-        g.len * dim_t{sizeof(Dst)} <= kPrefetchMaxRowBytes) {
+    if (row + 1 < end && worth_prefetching_rows(g, sizeof(Dst))) {
       const dim_t next = k.rows.offset_of(row + 1);
       next_y = static_cast<const Dst*>(k.in0) + next;
       next_dy = static_cast<const DiffDst*>(k.in1) + next;

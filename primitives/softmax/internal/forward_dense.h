@@ -104,12 +104,6 @@ void forward_four_rows(const kernel_args& k, dim_t row0) {
   }
 }
 
-// Rows of these sizes are fetched ahead (see pass 2). Longer ones would push the current row out of
-// L1 (48 KB here); for shorter ones (8192x128) the hardware prefetcher keeps up and the prefetch
-// instructions only cost issue slots (measured 5-10 % slower at 512 bytes).
-constexpr dim_t kPrefetchMinRowBytes = 2 << 10;
-constexpr dim_t kPrefetchMaxRowBytes = 16 << 10;
-
 template <class A, class S, class D>
 void forward_dense(const kernel_args& k, dim_t begin, dim_t end) {
   using F = vf<A>;
@@ -173,8 +167,7 @@ void forward_dense(const kernel_args& k, dim_t begin, dim_t end) {
     // Pass 2 is compute-bound: it fetches the next row into L1 meanwhile, so that row's pass 1
     // does not wait on L2/L3. Only for single-run rows that fit L1 with this one.
     const char* next_row = nullptr;
-    if (g.chunk >= g.len && row + 1 < end && g.len * dim_t{sizeof(S)} >= kPrefetchMinRowBytes &&
-        g.len * dim_t{sizeof(S)} <= kPrefetchMaxRowBytes) {
+    if (row + 1 < end && worth_prefetching_rows(g, sizeof(S))) {
       next_row = reinterpret_cast<const char*>(static_cast<const S*>(k.in0) + k.rows.offset_of(row + 1));
     }
     for_each_run(g, [&](dim_t off, dim_t n) {

@@ -202,6 +202,15 @@ double reduce_sum(const wide_sum<A>& k) {
   return total;
 }
 
+// Whether a dense kernel should fetch the next row while its compute-bound sweep runs: single-run
+// rows of 2-16 KB. Longer ones would push the current row out of L1 (48 KB here); for shorter ones
+// (8192x128) the hardware prefetcher keeps up and the prefetch instructions only cost issue slots
+// (measured 5-10 % slower at 512 bytes).
+inline bool worth_prefetching_rows(const dense_geometry& g, size_t element_bytes) {
+  const dim_t bytes = g.len * static_cast<dim_t>(element_bytes);
+  return g.chunk >= g.len && bytes >= (dim_t{2} << 10) && bytes <= (dim_t{16} << 10);
+}
+
 // Calls f(offset, n) for each contiguous run of a dense row.
 template <class F>
 inline void for_each_run(const dense_geometry& g, F&& f) {
