@@ -137,7 +137,7 @@ xsimd::batch<float, Arch> exp_nonpositive_f32(xsimd::batch<float, Arch> x) {
 // division, denormal and overflowing results rounded once (exp(x) finite up to 709.78).
 // Other archs: xsimd::exp (full accuracy; Inf from x > 709.43, 0 below -708.39) times scale,
 // x clamped to ±1500 first.
-// Error measured by //primitives/softmax:exp_f64_relaxed_test against long double.
+// Error measured by //simd:scaled_exp_f64_test against long double.
 template <class Arch>
 class scaled_exp_f64 {
  public:

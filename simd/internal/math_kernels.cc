@@ -11,9 +11,9 @@
 
 namespace tessera::simd::internal {
 
-template <class Arch, class Op>
-void map_kernel(const float* src, float* dst, int64_t n, Op op) {
-  using batch = xsimd::batch<float, Arch>;
+template <class Arch, class T, class Op>
+void map_kernel(const T* src, T* dst, int64_t n, Op op) {
+  using batch = xsimd::batch<T, Arch>;
   int64_t i = 0;
   for (; i + batch::size <= n; i += batch::size) op(batch::load_unaligned(src + i)).store_unaligned(dst + i);
   const int rest = static_cast<int>(n - i);
@@ -33,6 +33,11 @@ void exp_nonpositive_kernel(const float* src, float* dst, int64_t n) {
 template <class Arch>
 void log_kernel(const float* src, float* dst, int64_t n) {
   map_kernel<Arch>(src, dst, n, [](auto v) { return log_f32(v); });
+}
+
+template <class Arch>
+void scaled_exp_f64_kernel(const double* src, double* dst, int64_t n, double scale) {
+  map_kernel<Arch>(src, dst, n, scaled_exp_f64<Arch>(scale));
 }
 
 template <class Arch>
@@ -76,6 +81,7 @@ float sum_kernel(const float* src, int64_t n) {
 template void exp_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t);
 template void exp_nonpositive_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t);
 template void log_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t);
+template void scaled_exp_f64_kernel<TESSERA_SIMD_ARCH>(const double*, double*, int64_t, double);
 template float max_kernel<TESSERA_SIMD_ARCH>(const float*, int64_t);
 template float sum_kernel<TESSERA_SIMD_ARCH>(const float*, int64_t);
 

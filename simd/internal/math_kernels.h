@@ -1,5 +1,5 @@
-// Array forms of exp_f32, exp_nonpositive_f32, log_f32, reduce_max and reduce_sum, instantiated per ISA so tests and
-// benchmarks can run each under every ISA (math_kernels.cc).
+// Array forms of exp_f32, exp_nonpositive_f32, log_f32, scaled_exp_f64, reduce_max and reduce_sum,
+// instantiated per ISA so tests and benchmarks can run each under every ISA (math_kernels.cc).
 #ifndef TESSERA_SIMD_INTERNAL_MATH_KERNELS_H_
 #define TESSERA_SIMD_INTERNAL_MATH_KERNELS_H_
 
@@ -14,6 +14,9 @@ template <class Arch>
 void exp_nonpositive_kernel(const float* src, float* dst, int64_t n);
 template <class Arch>
 void log_kernel(const float* src, float* dst, int64_t n);
+// dst[i] = exp(src[i]) * scale through scaled_exp_f64.
+template <class Arch>
+void scaled_exp_f64_kernel(const double* src, double* dst, int64_t n, double scale);
 // The max / sum of src[0..n) (n >= 1 for max); tails through load_partial.
 template <class Arch>
 float max_kernel(const float* src, int64_t n);

@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "tessera/primitives/softmax/internal/math_probe.h"
+#include "tessera/simd/internal/math_kernels.h"
 #include "tessera/simd/isa.h"
 #include "xsimd/xsimd.hpp"
 
-namespace tessera::softmax_internal {
+namespace tessera::simd {
 namespace {
 
 struct arch_exp {
@@ -26,10 +26,12 @@ struct arch_exp {
 };
 
 std::vector<arch_exp> every_arch() {
-  std::vector<arch_exp> v = {{"sse4_2", &exp_f64_relaxed_array<xsimd::sse4_2>, false}};
-  if (simd::detected_isa() >= simd::isa::avx2) v.push_back({"avx2", &exp_f64_relaxed_array<xsimd::avx2>, false});
-  if (simd::detected_isa() >= simd::isa::avx512bw) {
-    v.push_back({"avx512bw", &exp_f64_relaxed_array<xsimd::avx512bw>, true});
+  std::vector<arch_exp> v = {{"sse4_2", &internal::scaled_exp_f64_kernel<xsimd::sse4_2>, false}};
+  if (detected_isa() >= isa::avx2) {
+    v.push_back({"avx2", &internal::scaled_exp_f64_kernel<xsimd::avx2>, false});
+  }
+  if (detected_isa() >= isa::avx512bw) {
+    v.push_back({"avx512bw", &internal::scaled_exp_f64_kernel<xsimd::avx512bw>, true});
   }
   return v;
 }
@@ -176,4 +178,4 @@ TEST(ExpF64Relaxed, EveryLengthOnEveryIsa) {
 }
 
 }  // namespace
-}  // namespace tessera::softmax_internal
+}  // namespace tessera::simd
