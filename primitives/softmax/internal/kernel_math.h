@@ -15,7 +15,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <type_traits>
 #include <vector>
@@ -34,8 +33,6 @@ namespace {
 
 template <class A>
 using vf = xsimd::batch<float, A>;
-template <class A>
-using vi = xsimd::batch<int32_t, A>;
 
 template <class A>
 constexpr int kWidth = static_cast<int>(vf<A>::size);
