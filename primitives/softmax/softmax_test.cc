@@ -2,6 +2,7 @@
 // verbose lines, and bad input (clear Status, nothing written).
 #include "tessera/primitives/softmax/softmax.h"
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -168,6 +169,35 @@ TEST(Softmax, BlockedAxisFourRowsAtOnce) {
   }
 }
 
+// nC16c along C: the blocks of a row follow each other, so the row is one contiguous run for the
+// dense kernels; the padding lanes after it stay zero.
+TEST(Softmax, BlockedAxisWithAdjacentBlocks) {
+  const memory_desc md = blocked({3, 37}, data_type::f32, 1, 16);
+  std::vector<double> values(md.nelems());
+  for (size_t i = 0; i < values.size(); ++i) values[i] = std::cos(0.61 * i) * 30;
+  for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::logsoftmax}) {
+    for (const std::string& filter : softmax_test::kernel_filters()) {
+      auto fwd = softmax_forward::create(alg, md, md, 1, {}, {filter});
+      if (!fwd.ok()) continue;
+      auto src = buffer(md), dst = buffer(md, 0xFF);
+      testing::write_logical(md, src.data(), values);
+      ASSERT_TRUE(fwd->execute({{arg::src, {md, src.data()}}, {arg::dst, {md, dst.data()}}}).ok());
+      const auto want = testing::softmax_forward_reference(alg, md, src.data(), 1);
+      const auto got = testing::read_logical(md, dst.data());
+      for (size_t i = 0; i < want.size(); ++i) {
+        ASSERT_NEAR(got[i], want[i], 4 * 0x1p-23 * std::fabs(want[i])) << fwd->impl_name() << " " << i;
+      }
+      for (dim_t n = 0; n < 3; ++n) {
+        for (dim_t c = 37; c < 48; ++c) {
+          float v;
+          std::memcpy(&v, dst.data() + (n * 48 + c) * 4, 4);
+          ASSERT_EQ(v, 0.f) << fwd->impl_name() << " padding " << n << "," << c;
+        }
+      }
+    }
+  }
+}
+
 // Blocked destinations: padding is written as zero whatever the buffer held.
 TEST(Softmax, PaddingOfDestinationIsZero) {
   const std::vector<dim_t> dims = {2, 17, 3, 3};
@@ -209,6 +239,52 @@ absl::Status execute_with_scales(const softmax_forward& fwd, const memory_desc& 
                       {arg::dst, {dst, out}},
                       {arg::src_scales, {one, &src_scale}},
                       {arg::dst_scales, {one, &dst_scale}}});
+}
+
+// Two padded dims (dims 1 and 2 blocked by 8 and 4, like a weights format): every padding element
+// is zero, whichever dim is padded first, and the real elements are the softmax.
+TEST(Softmax, PaddingOfDestinationIsZeroWithTwoBlockedDims) {
+  const std::vector<dim_t> dims = {3, 17, 18};
+  blocking_desc b;
+  b.inner_nblks = 2;
+  b.inner_blks[0] = 8;
+  b.inner_idxs[0] = 1;
+  b.inner_blks[1] = 4;
+  b.inner_idxs[1] = 2;
+  b.strides[2] = 32;
+  b.strides[1] = 32 * 5;
+  b.strides[0] = 32 * 5 * 3;
+  const memory_desc md = *memory_desc::with_blocking(dims, data_type::f32, b);
+  ASSERT_EQ(md.padded_dims()[1], 24);
+  ASSERT_EQ(md.padded_dims()[2], 20);
+  for (int axis : {0, 1, 2}) {
+    for (const std::string& filter : softmax_test::kernel_filters()) {
+      auto fwd = softmax_forward::create(softmax_alg::softmax, md, md, axis, {}, {filter});
+      if (!fwd.ok()) continue;
+      auto src = buffer(md);
+      testing::write_logical(md, src.data(), iota_values(md.nelems(), 3));
+      auto dst = buffer(md, 0xFF);
+      ASSERT_TRUE(fwd->execute({{arg::src, {md, src.data()}}, {arg::dst, {md, dst.data()}}}).ok());
+      std::array<dim_t, 3> idx{};
+      int padding_seen = 0;
+      for (idx[0] = 0; idx[0] < 3; ++idx[0])
+        for (idx[1] = 0; idx[1] < 24; ++idx[1])
+          for (idx[2] = 0; idx[2] < 20; ++idx[2]) {
+            if (idx[1] < 17 && idx[2] < 18) continue;
+            ++padding_seen;
+            float v;
+            std::memcpy(&v, dst.data() + md.offset(idx) * 4, 4);
+            ASSERT_EQ(v, 0.f) << fwd->impl_name() << " axis " << axis << " at " << idx[0] << ","
+                              << idx[1] << "," << idx[2];
+          }
+      ASSERT_EQ(padding_seen, 3 * (24 * 20 - 17 * 18));
+      const auto want = testing::softmax_forward_reference(softmax_alg::softmax, md, src.data(), axis);
+      const auto got = testing::read_logical(md, dst.data());
+      for (size_t i = 0; i < want.size(); ++i) {
+        ASSERT_NEAR(got[i], want[i], 4 * 0x1p-23 * std::fabs(want[i])) << fwd->impl_name();
+      }
+    }
+  }
 }
 
 TEST(Softmax, Int8Scales) {

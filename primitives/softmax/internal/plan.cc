@@ -69,17 +69,27 @@ std::string vector_geometry(const problem& p, kernel_kind& kind, kernel_args& g)
                      [&](int x, int y) { return b.strides[x] > b.strides[y]; });
     g.rows = {};
     for (int d : order) {
+      g.rows.count *= dims[d];
+      const int top = g.rows.depth - 1;
+      if (top >= 0 && g.rows.strides[top] == dims[d] * b.strides[d]) {
+        // This dim continues the previous loop in memory (h and w of nchw): one loop of both.
+        g.rows.sizes[top] *= dims[d];
+        g.rows.strides[top] = b.strides[d];
+        continue;
+      }
       g.rows.sizes[g.rows.depth] = dims[d];
       g.rows.strides[g.rows.depth] = b.strides[d];
       ++g.rows.depth;
-      g.rows.count *= dims[d];
     }
   };
 
   const dim_t len = dims[axis];
   if (b.inner_nblks == 1) {
     kind = kernel_kind::dense;
-    g.dense = {len, b.inner_blks[0], b.strides[axis]};
+    // Blocks that follow each other (nC16c with the axis's blocks adjacent) are one run.
+    const bool adjacent = b.strides[axis] == b.inner_blks[0];
+    g.dense = adjacent ? dense_geometry{len, len, 0}
+                       : dense_geometry{len, b.inner_blks[0], b.strides[axis]};
     fill_rows(others);
     return "";
   }

@@ -1,5 +1,6 @@
 #include "tessera/primitives/softmax/internal/ref_kernel.h"
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -124,25 +125,55 @@ void zero_padding(const memory_desc& md, void* data) {
   const int rank = md.rank();
   const auto dims = md.dims();
   const auto padded = md.padded_dims();
-  const size_t elem = static_cast<size_t>(bits_of(md.dt()) / 8);
+  const dim_t elem = bits_of(md.dt()) / 8;
+  // A blocked offset is a sum of one term per dim (its outer block times the dim's stride plus its
+  // place inside the inner blocks), so each dim's terms are tabulated once and the walk below only
+  // adds. Runs of the innermost dim that are adjacent in memory (the padded lanes of a block) are
+  // cleared by one memset each.
+  std::array<dim_t, kMaxRank> zeros{};
+  const dim_t origin = md.offset({zeros.data(), static_cast<size_t>(rank)});
+  std::vector<std::vector<dim_t>> term(static_cast<size_t>(rank));
+  for (int d = 0; d < rank; ++d) {
+    std::array<dim_t, kMaxRank> idx{};
+    term[d].resize(static_cast<size_t>(padded[d]));
+    for (dim_t i = 0; i < padded[d]; ++i) {
+      idx[d] = i;
+      term[d][i] = md.offset({idx.data(), static_cast<size_t>(rank)}) - origin;
+    }
+  }
+  char* base = static_cast<char*>(data) + origin * elem;
   for (int pd = 0; pd < rank; ++pd) {
     if (padded[pd] <= dims[pd]) continue;
-    // The box where dim pd is in [dims, padded) and every other dim spans its padded extent.
-    std::array<dim_t, kMaxRank> lo{}, hi{}, idx{};
+    // The box where dim pd is in [dims, padded) and every other dim spans its padded extent (dims
+    // before pd: up to dims only, so that no element is cleared twice). Dim pd is walked innermost.
+    std::array<dim_t, kMaxRank> lo{}, hi{};
+    std::vector<int> order;
     for (int d = 0; d < rank; ++d) {
       lo[d] = d == pd ? dims[d] : 0;
-      hi[d] = padded[d];
-      idx[d] = lo[d];
+      hi[d] = d < pd ? dims[d] : padded[d];
+      if (d != pd) order.push_back(d);
     }
+    bool empty = false;
+    for (int d = 0; d < rank; ++d) empty = empty || lo[d] >= hi[d];
+    if (empty) continue;
+    const std::vector<dim_t>& inner = term[pd];
+    std::array<dim_t, kMaxRank> idx = lo;
     while (true) {
-      const dim_t off = md.offset({idx.data(), static_cast<size_t>(rank)});
-      std::memset(static_cast<char*>(data) + off * static_cast<dim_t>(elem), 0, elem);
-      int d = rank - 1;
-      for (; d >= 0; --d) {
+      dim_t off = 0;
+      for (int d : order) off += term[d][idx[d]];
+      for (dim_t i = lo[pd]; i < hi[pd];) {
+        dim_t j = i + 1;
+        while (j < hi[pd] && inner[j] == inner[j - 1] + 1) ++j;
+        std::memset(base + (off + inner[i]) * elem, 0, static_cast<size_t>((j - i) * elem));
+        i = j;
+      }
+      int k = static_cast<int>(order.size()) - 1;
+      for (; k >= 0; --k) {
+        const int d = order[k];
         if (++idx[d] < hi[d]) break;
         idx[d] = lo[d];
       }
-      if (d < 0) break;
+      if (k < 0) break;
     }
   }
 }
