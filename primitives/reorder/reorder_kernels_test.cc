@@ -293,8 +293,9 @@ TEST(ReorderKernels, LargeDestinationsWithStreamingStoresMatchReference) {
   // 2048 x 1040 f32 (8.1 MiB of dst): the transpose writes around the cache from this size on.
   // 1 x 1 x 256 x 520 into nChw16c (8.1 MiB of dst, 15/16 of it padding): one-element blocks
   // written whole, padding included, with streaming stores. Contiguous conversions of 8+ MiB of
-  // dst stream too: f32 -> bf16; f32 with the sum post-op, 8+ MiB, does not (its dst lines are
-  // cached by the read of the old values) and is checked here as the large non-streamed run.
+  // dst stream too when dst's elements are not narrower (u8 -> bf16: two vectors per 64-byte
+  // line); f32 -> bf16 (src on lines, plain stores) and f32 with the sum post-op (its dst lines
+  // are cached by the read of the old values) are the large non-streamed runs.
   primitive_attr sum;
   sum.sum = sum_post_op{.beta = 0.5f};
   const std::vector<reorder_case> cases = {
@@ -302,6 +303,7 @@ TEST(ReorderKernels, LargeDestinationsWithStreamingStoresMatchReference) {
       {md({1, 1, 256, 520}, data_type::f32, "nchw"),
        md({1, 1, 256, 520}, data_type::f32, "nChw16c")},
       {md({4, 1050001}, data_type::f32, "ab"), md({4, 1050001}, data_type::bf16, "ab")},
+      {md({4, 1050001}, data_type::u8, "ab"), md({4, 1050001}, data_type::bf16, "ab")},
       {md({2, 1050001}, data_type::f32, "ab"), md({2, 1050001}, data_type::f32, "ab"), sum},
   };
   for (const std::string& filter : all_impl_filters()) {
@@ -358,6 +360,40 @@ TEST(ReorderKernels, DestinationsOffCacheLinesMatchReference) {
         reorder_case c{md(dims, sdt, stag), md(dims, ddt, dtag), {}, fill_kind::random, seed++};
         c.dst_misalign = misalign;
         cases.push_back(c);
+      }
+    }
+  }
+  check_all_impls(cases, false);
+}
+
+TEST(ReorderKernels, ConvertRunsWithSrcAndDstOffCacheLinesMatchReference) {
+  // Contiguous conversions of 256+ elements put the operand with the wider elements on a cache
+  // line first (src for f32 -> bf16 / s8, dst for bf16 / u8 -> f32), converting the elements
+  // before it, and the tail, through a local block; bf16 dst is stored two vectors (64 bytes)
+  // at a time. Runs around the 256-element threshold and longer, src and dst each at several
+  // distances from a line, with and without the sum post-op (which reads the old dst in the
+  // head, the pair loop and the tail).
+  primitive_attr sum;
+  sum.sum = sum_post_op{.beta = 0.5f};
+  std::vector<reorder_case> cases;
+  uint64_t seed = 700;
+  for (int src_misalign : {0, 4, 36, 60}) {
+    for (int dst_misalign : {0, 2, 16, 50}) {
+      for (dim_t n : {255, 256, 301, 1000}) {
+        for (auto [sdt, ddt] : {std::pair{data_type::f32, data_type::bf16},
+                                std::pair{data_type::s32, data_type::bf16},
+                                std::pair{data_type::f32, data_type::s8},
+                                std::pair{data_type::bf16, data_type::f32},
+                                std::pair{data_type::u8, data_type::bf16},
+                                std::pair{data_type::bf16, data_type::bf16}}) {
+          for (const primitive_attr& attr : {primitive_attr{}, sum}) {
+            reorder_case c{md({n}, sdt, "a"), md({n}, ddt, "a"), attr, fill_kind::random, seed++};
+            c.src_misalign = src_misalign;
+            // Element-aligned, as any typed pointer is (2 and 50 become 0 and 48 for f32).
+            c.dst_misalign = dst_misalign - dst_misalign % (bits_of(ddt) / 8);
+            cases.push_back(c);
+          }
+        }
       }
     }
   }

@@ -39,7 +39,8 @@ std::string describe(const reorder_case& c) {
                       verbose_md_string(c.dst), " attr '",
                       to_string(c.attr), "' seed ", c.seed,
                       c.fill == fill_kind::probe ? " probe" : "", " dst at 64k+",
-                      c.dst_misalign);
+                      c.dst_misalign,
+                      c.src_misalign >= 0 ? absl::StrCat(" src at 64k+", c.src_misalign) : "");
 }
 
 std::vector<std::string> all_impl_filters() {
@@ -95,7 +96,18 @@ case_result run_case(const reorder_case& c, const std::string& filter) {
                           (64 - reinterpret_cast<uintptr_t>(placed_storage.data()) % 64) % 64 +
                           c.dst_misalign;
   if (!got.empty()) std::memcpy(placed, got.data(), got.size());
-  exec_args args{{arg_from, {c.src, src.data()}}, {arg_to, {c.dst, placed}}};
+  // And reads a copy of src placed src_misalign bytes past one, when asked.
+  std::vector<unsigned char> src_storage;
+  unsigned char* src_placed = src.data();
+  if (c.src_misalign >= 0) {
+    src_storage.resize(src.size() + 64 + c.src_misalign);
+    unsigned char* at = src_storage.data() +
+                        (64 - reinterpret_cast<uintptr_t>(src_storage.data()) % 64) % 64 +
+                        c.src_misalign;
+    if (!src.empty()) std::memcpy(at, src.data(), src.size());
+    src_placed = at;
+  }
+  exec_args args{{arg_from, {c.src, src_placed}}, {arg_to, {c.dst, placed}}};
   exec_args quant;
   auto add = [&](arg a, int mask, auto& values, data_type dt, auto make) {
     const int64_t n = masked_count(mask, c.dst);

@@ -26,6 +26,8 @@ struct reorder_case {
   // Where dst starts past a 64-byte boundary (bytes): malloc's 16 by default; kernels that align
   // their stores on cache lines are checked at other distances too.
   int dst_misalign = 16;
+  // Where src starts past a 64-byte boundary (bytes); -1: where the allocator put it.
+  int src_misalign = -1;
 };
 
 struct case_result {

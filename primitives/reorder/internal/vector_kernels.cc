@@ -71,7 +71,22 @@ s32x<Arch> to_int_saturated(f32x<Arch> x, float lo, float hi, float nan_value) {
   return xsimd::nearbyint_as_int(x);  // MXCSR round-to-nearest-even
 }
 
+// The bf16 of each lane (round half to even; NaN keeps its payload with the quiet bit set) in
+// the low 16 bits of its 32-bit lane.
+template <class Arch>
+u32x<Arch> bf16_bits(f32x<Arch> x) {
+  const u32x<Arch> bits = xsimd::bitwise_cast<u32x<Arch>>(x);
+  const u32x<Arch> lsb = (bits >> 16) & u32x<Arch>(1u);
+  const u32x<Arch> rounded = (bits + u32x<Arch>(0x7FFFu) + lsb) >> 16;
+  const u32x<Arch> quiet = (bits >> 16) | u32x<Arch>(0x40u);  // NaN: payload kept, quiet bit set
+  const auto is_nan = (bits & u32x<Arch>(0x7FFFFFFFu)) > u32x<Arch>(0x7F800000u);
+  return ::tessera::simd::select(is_nan, quiet, rounded);
+}
+
 // kStream (AVX-512 only): a non-temporal store, to a p aligned on the stored width.
+// Beware for narrowing types: clang folds a vpmov* narrowing followed by a store, streamed or
+// not, into one vpmov* to memory, which is a plain store (the non-temporal hint is dropped) and
+// slow on Zen. Long runs use store_pair_from_f32 instead.
 template <class Arch, class D, bool kStream = false>
 void store_from_f32(f32x<Arch> x, D* p) {
   constexpr size_t n = f32x<Arch>::size;
@@ -85,12 +100,7 @@ void store_from_f32(f32x<Arch> x, D* p) {
       x.store_unaligned(p);
     }
   } else if constexpr (std::is_same_v<D, bf16>) {
-    const u32x<Arch> bits = xsimd::bitwise_cast<u32x<Arch>>(x);
-    const u32x<Arch> lsb = (bits >> 16) & u32x<Arch>(1u);
-    const u32x<Arch> rounded = (bits + u32x<Arch>(0x7FFFu) + lsb) >> 16;
-    const u32x<Arch> quiet = (bits >> 16) | u32x<Arch>(0x40u);  // NaN: payload kept, quiet bit set
-    const auto is_nan = (bits & u32x<Arch>(0x7FFFFFFFu)) > u32x<Arch>(0x7F800000u);
-    const u32x<Arch> out = ::tessera::simd::select(is_nan, quiet, rounded);
+    const u32x<Arch> out = bf16_bits<Arch>(x);
     if constexpr (kAvx512<Arch>) {
 #if defined(__AVX512F__)
       const __m256i narrow = _mm512_cvtepi32_epi16(out);
@@ -141,6 +151,30 @@ void store_from_f32(f32x<Arch> x, D* p) {
     for (size_t k = 0; k < n; ++k) p[k] = static_cast<D>(wide[k]);
   }
 }
+
+#if defined(__AVX512F__)
+// Two vectors (32 lanes) of a 16-bit dst as one 64-byte store: a whole line when p is on one,
+// streamed or not. The 16-bit values are picked out with one vpermt2w, which clang cannot fold
+// into a store (see store_from_f32). f32 -> bf16 32x64x56x56 cold: the "streamed" run had been
+// vpmovdw stores to memory.
+template <bool kStream>
+[[gnu::always_inline]] inline void store_pair_16(__m512i lo, __m512i hi, void* p) {
+  // Word j of the result: word 2j of lo:hi (the low half of 32-bit lane j).
+  const __m512i even_words = _mm512_set_epi16(62, 60, 58, 56, 54, 52, 50, 48, 46, 44, 42, 40, 38,
+                                              36, 34, 32, 30, 28, 26, 24, 22, 20, 18, 16, 14, 12,
+                                              10, 8, 6, 4, 2, 0);
+  const __m512i packed = _mm512_permutex2var_epi16(lo, even_words, hi);
+  if constexpr (kStream) {
+    _mm512_stream_si512(p, packed);
+  } else {
+    _mm512_storeu_si512(p, packed);
+  }
+}
+#endif
+
+// Whether convert_run stores two vectors at once for this dst type (see store_pair_16).
+template <class Arch, class D>
+inline constexpr bool kPairStores = kAvx512<Arch> && std::is_same_v<D, bf16>;
 
 // The common (mask 0) quantization of convert_run and transpose_convert, as f32 lanes, in
 // apply_one's order.
@@ -193,19 +227,58 @@ void convert_run_with(const S* src, D* dst, int64_t n, const quant_ptrs& q, bool
   using V = f32x<Arch>;
   constexpr int64_t w = V::size;
   const run_lanes<Arch, kQuant> lanes{quant_lanes<Arch>(q)};
-  const strides_t zero{};
+  // Fewer than w elements (the head before dst's first line, the tail) go through the vector
+  // lanes by way of a local block: the same rounding as the full vectors, without apply_one's
+  // scalar conversions (about 6 ns per element for bf16: with a head and a tail in each 64 KiB
+  // piece, ~15 % of a warm f32 -> bf16 140x3851 run).
+  auto partial = [&](int64_t at, int64_t len) {
+    alignas(64) S in[w] = {};
+    alignas(64) D out[w] = {};
+    std::memcpy(in, src + at, len * sizeof(S));
+    if constexpr (kQuant) {
+      if (q.has_sum) std::memcpy(out, dst + at, len * sizeof(D));
+    }
+    store_from_f32<Arch>(lanes.apply(load_as_f32<Arch>(in), out), out);
+    std::memcpy(dst + at, out, len * sizeof(D));
+  };
   int64_t i = 0;
-  // Long runs: the elements before dst's first cache line one by one, so that no vector store
-  // straddles two lines (malloc gives 16-byte alignment).
+  // Long runs: the elements before the first cache line of the operand with the wider vector
+  // apart, so that none of its vector accesses straddles two lines (malloc gives 16-byte
+  // alignment). That is src when it has the wider elements: f32 -> bf16 32x64x56x56 cold, 6
+  // interleaved runs, 1344 us with dst on lines (every 64-byte load split) -> 1144 us with src
+  // on lines (oneDNN 1045-1097 us in the same runs).
   constexpr int64_t kAlignFrom = 256;
+  constexpr bool kAlignSrc = sizeof(S) > sizeof(D);
+  using A = std::conditional_t<kAlignSrc, S, D>;
+  const uintptr_t aligned = reinterpret_cast<uintptr_t>(kAlignSrc ? static_cast<const void*>(src)
+                                                                  : static_cast<const void*>(dst));
   bool on_line = false;
-  if (n >= kAlignFrom && reinterpret_cast<uintptr_t>(dst) % sizeof(D) == 0) {
-    const int64_t head = static_cast<int64_t>((64 - reinterpret_cast<uintptr_t>(dst) % 64) % 64 /
-                                              sizeof(D));
-    for (; i < head; ++i) dst[i] = apply_one<S, D>(src[i], dst + i, q, zero);
-    on_line = true;
+  if (n >= kAlignFrom && aligned % sizeof(A) == 0) {
+    const int64_t head = static_cast<int64_t>((64 - aligned % 64) % 64 / sizeof(A));
+    for (int64_t len; i < head; i += len) {
+      len = std::min(w, head - i);
+      partial(i, len);
+    }
+    on_line = !kAlignSrc;  // dst on a line: its stores may stream
   }
-  if constexpr (kAvx512<Arch>) {
+  if constexpr (kPairStores<Arch, D>) {
+#if defined(__AVX512F__)
+    auto pair_loop = [&](auto streamed) {
+      for (; i + 2 * w <= n; i += 2 * w) {
+        const u32x<Arch> lo = bf16_bits<Arch>(lanes.apply(load_as_f32<Arch>(src + i), dst + i));
+        const u32x<Arch> hi =
+            bf16_bits<Arch>(lanes.apply(load_as_f32<Arch>(src + i + w), dst + i + w));
+        store_pair_16<decltype(streamed)::value>(lo, hi, dst + i);
+      }
+    };
+    if (stream && on_line) {
+      pair_loop(std::true_type{});
+      _mm_sfence();  // streamed stores visible before the task ends
+    } else {
+      pair_loop(std::false_type{});
+    }
+#endif
+  } else if constexpr (kAvx512<Arch>) {
     if (stream && on_line) {
       for (; i + w <= n; i += w) {
         store_from_f32<Arch, D, true>(lanes.apply(load_as_f32<Arch>(src + i), dst + i), dst + i);
@@ -216,7 +289,7 @@ void convert_run_with(const S* src, D* dst, int64_t n, const quant_ptrs& q, bool
   for (; i + w <= n; i += w) {
     store_from_f32<Arch>(lanes.apply(load_as_f32<Arch>(src + i), dst + i), dst + i);
   }
-  for (; i < n; ++i) dst[i] = apply_one<S, D>(src[i], dst + i, q, zero);
+  if (i < n) partial(i, n - i);
 }
 
 template <class Arch, class S, class D>
