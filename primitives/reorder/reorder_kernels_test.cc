@@ -298,7 +298,7 @@ TEST(ReorderKernels, LargeDestinationsWithStreamingStoresMatchReference) {
   // are cached by the read of the old values) are the large non-streamed runs.
   primitive_attr sum;
   sum.sum = sum_post_op{.beta = 0.5f};
-  const std::vector<reorder_case> cases = {
+  std::vector<reorder_case> cases = {
       {md({2048, 1040}, data_type::f32, "ab"), md({2048, 1040}, data_type::f32, "ba")},
       {md({1, 1, 256, 520}, data_type::f32, "nchw"),
        md({1, 1, 256, 520}, data_type::f32, "nChw16c")},
@@ -306,6 +306,10 @@ TEST(ReorderKernels, LargeDestinationsWithStreamingStoresMatchReference) {
       {md({4, 1050001}, data_type::u8, "ab"), md({4, 1050001}, data_type::bf16, "ab")},
       {md({2, 1050001}, data_type::f32, "ab"), md({2, 1050001}, data_type::f32, "ab"), sum},
   };
+  // The one-channel case again with dst on a cache line: whole rows streamed one by one.
+  reorder_case one_channel_on_line = cases[1];
+  one_channel_on_line.dst_misalign = 0;
+  cases.push_back(one_channel_on_line);
   for (const std::string& filter : all_impl_filters()) {
     if (filter.find("transpose") == std::string::npos &&
         filter.find("convert") == std::string::npos) {

@@ -355,6 +355,25 @@ template <class Cols>
 [[gnu::always_inline]] inline void transpose16x16(const float* src, int64_t src_ld, float* dst,
                                                   const Cols& col, int rn, int cn, int lanes,
                                                   bool stream) {
+  if (rn == 1 && lanes == 16) {
+    // One row into whole 16-lane rows (nchw -> nChw16c with C = 1): row i is src[i] and 15
+    // zeros, stored straight from a scalar load (through an array of 16 registers, the
+    // compiler had spilled every row to the stack and copied it from there).
+    const bool aligned = col.all_aligned64(dst, cn);
+    for (int i = 0; i < cn; ++i) {
+      const __m128 x = _mm_load_ss(src + i);
+      float* d = dst + col(i);
+      if (stream && aligned) {
+        _mm512_stream_ps(d, _mm512_zextps128_ps512(x));
+      } else if (aligned) {
+        _mm512_storeu_ps(d, _mm512_zextps128_ps512(x));
+      } else {
+        _mm256_storeu_ps(d, _mm256_zextps128_ps256(x));
+        _mm256_storeu_ps(d + 8, _mm256_setzero_ps());
+      }
+    }
+    return;
+  }
   __m512 r[16];
   if (rn == 1) {
     // One row (a block holding one element, e.g. nchw -> nChw16c with C = 1): each dst row is
@@ -364,10 +383,21 @@ template <class Cols>
     load_transposed(src, src_ld, rn, cn, r);
   }
   if (lanes == 16) {
-    if (stream && col.all_aligned64(dst, cn)) {
+    const bool aligned = col.all_aligned64(dst, cn);
+    if (stream && aligned) {
       for (int i = 0; i < cn; ++i) _mm512_stream_ps(dst + col(i), r[i]);
-    } else {
+    } else if (aligned) {
       for (int i = 0; i < cn; ++i) _mm512_storeu_ps(dst + col(i), r[i]);
+    } else {
+      // Rows off a cache line as two 32-byte halves: with dst 16 bytes past a line (malloc's)
+      // one half of each row stays within a line, where a 64-byte store always straddles two.
+      // A few % on nchw -> nChw16c cold (2036 -> 1987 us, medians of 12 interleaved, within
+      // the machine's noise); four 16-byte stores were no better, two masked stores split at
+      // the line took 4x as long (masked stores are slow here).
+      for (int i = 0; i < cn; ++i) {
+        _mm256_storeu_ps(dst + col(i), _mm512_castps512_ps256(r[i]));
+        _mm256_storeu_ps(dst + col(i) + 8, _mm512_extractf32x8_ps(r[i], 1));
+      }
     }
   } else {
     const __mmask16 m = static_cast<__mmask16>((1u << lanes) - 1);
