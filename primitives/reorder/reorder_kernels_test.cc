@@ -289,27 +289,8 @@ TEST(ReorderKernels, ByteDestinationsFrom64RowBlocksMatchReference) {
   check_all_impls(cases, false);
 }
 
-TEST(ReorderKernels, LargeDestinationsWithStreamingStoresMatchReference) {
-  // 2048 x 1040 f32 (8.1 MiB of dst): the transpose writes around the cache from this size on.
-  // 1 x 1 x 256 x 520 into nChw16c (8.1 MiB of dst, 15/16 of it padding): one-element blocks
-  // written whole, padding included, with streaming stores. Contiguous conversions of 8+ MiB of
-  // dst stream too when dst's elements are not narrower (u8 -> bf16: two vectors per 64-byte
-  // line); f32 -> bf16 (src on lines, plain stores) and f32 with the sum post-op (its dst lines
-  // are cached by the read of the old values) are the large non-streamed runs.
-  primitive_attr sum;
-  sum.sum = sum_post_op{.beta = 0.5f};
-  std::vector<reorder_case> cases = {
-      {md({2048, 1040}, data_type::f32, "ab"), md({2048, 1040}, data_type::f32, "ba")},
-      {md({1, 1, 256, 520}, data_type::f32, "nchw"),
-       md({1, 1, 256, 520}, data_type::f32, "nChw16c")},
-      {md({4, 1050001}, data_type::f32, "ab"), md({4, 1050001}, data_type::bf16, "ab")},
-      {md({4, 1050001}, data_type::u8, "ab"), md({4, 1050001}, data_type::bf16, "ab")},
-      {md({2, 1050001}, data_type::f32, "ab"), md({2, 1050001}, data_type::f32, "ab"), sum},
-  };
-  // The one-channel case again with dst on a cache line: whole rows streamed one by one.
-  reorder_case one_channel_on_line = cases[1];
-  one_channel_on_line.dst_misalign = 0;
-  cases.push_back(one_channel_on_line);
+// The large cases through every transpose and convert candidate (each 8+ MiB of dst).
+void check_large(const std::vector<reorder_case>& cases) {
   for (const std::string& filter : all_impl_filters()) {
     if (filter.find("transpose") == std::string::npos &&
         filter.find("convert") == std::string::npos) {
@@ -321,6 +302,36 @@ TEST(ReorderKernels, LargeDestinationsWithStreamingStoresMatchReference) {
       ASSERT_EQ(r.mismatch, "") << filter << " on " << describe(c);
     }
   }
+}
+
+TEST(ReorderKernels, LargeDestinationsWithStreamingStoresMatchReference) {
+  // 2048 x 1040 f32 (8.1 MiB of dst): the transpose writes around the cache from this size on.
+  // 1 x 1 x 256 x 520 into nChw16c (8.1 MiB of dst, 15/16 of it padding): one-element blocks
+  // written whole, padding included (dst 16 bytes off a line: four 16-byte stores per row).
+  // f32 -> bf16 (src on lines, plain stores) and f32 with the sum post-op (its dst lines are
+  // cached by the read of the old values) are the large non-streamed contiguous runs.
+  primitive_attr sum;
+  sum.sum = sum_post_op{.beta = 0.5f};
+  check_large({
+      {md({2048, 1040}, data_type::f32, "ab"), md({2048, 1040}, data_type::f32, "ba")},
+      {md({1, 1, 256, 520}, data_type::f32, "nchw"),
+       md({1, 1, 256, 520}, data_type::f32, "nChw16c")},
+      {md({4, 1050001}, data_type::f32, "ab"), md({4, 1050001}, data_type::bf16, "ab")},
+      {md({2, 1050001}, data_type::f32, "ab"), md({2, 1050001}, data_type::f32, "ab"), sum},
+  });
+}
+
+TEST(ReorderKernels, LargeStreamedRowsAndWideningRunsMatchReference) {
+  // The one-channel nChw16c case with dst on a cache line (whole rows streamed one by one), and
+  // a contiguous conversion to wider elements with 8+ MiB of dst (u8 -> bf16: dst on lines, two
+  // vectors per streamed 64-byte line). A test of its own so that the shards share the work.
+  reorder_case one_channel_on_line{md({1, 1, 256, 520}, data_type::f32, "nchw"),
+                                   md({1, 1, 256, 520}, data_type::f32, "nChw16c")};
+  one_channel_on_line.dst_misalign = 0;
+  check_large({
+      one_channel_on_line,
+      {md({4, 1050001}, data_type::u8, "ab"), md({4, 1050001}, data_type::bf16, "ab")},
+  });
 }
 
 TEST(ReorderKernels, LargeByteDestinationsWithStreamingStoresMatchReference) {
