@@ -320,6 +320,22 @@ TEST(SoftmaxAccuracy, ValuesNearPlusMinus88) {
   }
 }
 
+// Neighbouring rows whose maxima are 600 apart: the dense kernel finds each row's max during the
+// previous row's last sweep (rows up to 16 KB), and a max taken from the wrong row would overflow
+// or underflow every exp of the row. Lengths around the vector widths and the 16 KB limit.
+TEST(SoftmaxAccuracy, NeighbouringRowsWithFarApartMaxima) {
+  for (dim_t len : {1, 7, 17, 33, 100, 1000, 4096, 4100}) {
+    const dim_t rows = 9;
+    std::vector<double> v(static_cast<size_t>(rows * len));
+    for (dim_t r = 0; r < rows; ++r) {
+      for (dim_t i = 0; i < len; ++i) v[r * len + i] = (r % 2 ? 300.0 : -300.0) + 5 * std::sin(0.3 * (i + r));
+    }
+    for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::logsoftmax}) {
+      check_special({rows, len}, 1, plain({rows, len}, data_type::f32), v, alg);
+    }
+  }
+}
+
 // Rows spanning ~100 in value: the small outputs reach the denormal range.
 TEST(SoftmaxAccuracy, WideRangeRowsReachDenormals) {
   std::mt19937 rng(8);
