@@ -415,5 +415,37 @@ TEST(ReorderKernels, ConvertRunsWithSrcAndDstOffCacheLinesMatchReference) {
   check_all_impls(cases, false);
 }
 
+TEST(ReorderKernels, TransposesWithSrcOffCacheLinesMatchReference) {
+  // When src's rows share their offset from a cache line, the transpose's strips after the first
+  // start on src's lines and the AVX-512 kernel takes the columns before the line as a partial
+  // first tile (64+ columns after it); short column ranges keep whole tiles. src and dst at
+  // several distances from a line (rows a multiple of 64 bytes apart, so that they share it):
+  // several strips (ab -> ba 70 x 320, 17 x 1504), one strip of 320 columns (nchw -> nhwc), and
+  // 64 columns (nhwc -> nchw: no head); bit copies, the one-pass conversion and the two-pass
+  // one through scratch.
+  std::vector<reorder_case> cases;
+  uint64_t seed = 900;
+  for (int src_misalign : {0, 4, 16, 52}) {
+    for (int dst_misalign : {0, 16}) {
+      for (const auto& [dims, stag, dtag] :
+           {std::tuple{std::vector<dim_t>{70, 320}, "ab", "ba"},
+            std::tuple{std::vector<dim_t>{17, 1504}, "ab", "ba"},
+            std::tuple{std::vector<dim_t>{2, 20, 8, 40}, "nchw", "nhwc"},
+            std::tuple{std::vector<dim_t>{1, 64, 5, 7}, "nhwc", "nchw"}}) {
+        for (auto [sdt, ddt] : {std::pair{data_type::f32, data_type::f32},
+                                std::pair{data_type::s32, data_type::s32},
+                                std::pair{data_type::f32, data_type::s8},
+                                std::pair{data_type::f32, data_type::bf16}}) {
+          reorder_case c{md(dims, sdt, stag), md(dims, ddt, dtag), {}, fill_kind::random, seed++};
+          c.src_misalign = src_misalign;
+          c.dst_misalign = dst_misalign;
+          cases.push_back(c);
+        }
+      }
+    }
+  }
+  check_all_impls(cases, false);
+}
+
 }  // namespace
 }  // namespace tessera::reorder_test

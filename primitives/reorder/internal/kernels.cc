@@ -223,15 +223,26 @@ void run_transpose(const plan& p, const exec_ctx& ctx) {
       walk(outer_box, outer_box.nodes.size(), o, (end - 1) / col_tasks + 1,
            [&](const strides_t& base) {
              const int64_t t_end = std::min(end, (o + 1) * col_tasks);
+             // Plain columns whose rows share src's line offset: strips after the first start
+             // on src's cache lines (the first takes the columns before the line), so the
+             // kernel's row loads are whole lines past each strip's first tile.
+             int64_t shift = 0;
+             const auto src_at = reinterpret_cast<uintptr_t>(ctx.src + base[kSrc] * ss);
+             if (ng.size <= 1 && (nb.stride[kSrc] * ss) % 64 == 0 && src_at % ss == 0) {
+               shift = static_cast<int64_t>((64 - src_at % 64) % 64 / ss);
+             }
              for (int64_t t = std::max(begin, o * col_tasks); t < t_end; ++t) {
-               const int64_t c0 = (t % col_tasks) * kColsPerTask;
+               const int64_t k = t % col_tasks;
+               const int64_t c0 = k == 0 ? 0 : shift + k * kColsPerTask;
+               const int64_t c_end = std::min(cols, shift + (k + 1) * kColsPerTask);
+               if (c0 >= c_end) continue;
                strides_t off = base;
                // Column c0 is (c0 / na.size, c0 % na.size) of (ng, na); without widening
                // c0 < na.size.
                for (int op = 0; op < kOperands; ++op) {
                  off[op] += c0 / na.size * ng.stride[op] + c0 % na.size * na.stride[op];
                }
-               strip(off, std::min(kColsPerTask, cols - c0), scratch);
+               strip(off, c_end - c0, scratch);
              }
              ++o;
            });
