@@ -78,6 +78,9 @@ std::vector<problem> problems() {
   v.push_back({"softmax_fwd_f32_30000x8_axis0_ba", false, A::softmax, {30000, 8}, f32, 0, {1, 0}});
   v.push_back({"softmax_bwd_f32_1024x1000", true, A::softmax, {1024, 1000}, f32, 1, {}});
   v.push_back({"logsoftmax_bwd_f32_1024x1000", true, A::logsoftmax, {1024, 1000}, f32, 1, {}});
+  // Backward along a strided axis, and the same problem with the axis dense.
+  v.push_back({"softmax_bwd_f32_nchw_32x1000x7x7_axis1", true, A::softmax, {32, 1000, 7, 7}, f32, 1, {}});
+  v.push_back({"softmax_bwd_f32_nhwc_32x1000x7x7_axis1", true, A::softmax, {32, 1000, 7, 7}, f32, 1, {0, 2, 3, 1}});
   v.push_back({"softmax_fwd_bf16_1024x1000", false, A::softmax, {1024, 1000}, data_type::bf16, 1, {}});
   return v;
 }

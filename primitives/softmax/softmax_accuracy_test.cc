@@ -197,7 +197,86 @@ TEST(SoftmaxAccuracy, ForwardRandomProblemsEveryKernel) {
   EXPECT_GT(vector_runs, 60);  // the vector kernels were really exercised
 }
 
-// Backward bound: 4 eps times the operand size of each element (see the top of the file).
+// Backward of `alg` on md (type dt) with every kernel: dst is a real softmax output rounded to dt,
+// diff_dst uniform in [-1, 1]. Bound: 4 eps times the operand size of each element (see the top of
+// the file; f64: 1e-12). Counts the runs of vector kernels in vector_runs.
+void check_backward(const random_problem& p, const memory_desc& md, data_type dt, softmax_alg alg,
+                    std::mt19937& rng, int& vector_runs) {
+  // dst: a real softmax output (rounded to dt); diff_dst: uniform in [-1, 1].
+  auto src_buf = buffer(md);
+  testing::write_logical(md, src_buf.data(), random_values(md.nelems(), data_type::f32, rng));
+  auto dst_buf = buffer(md);
+  testing::write_logical(md, dst_buf.data(),
+                         testing::softmax_forward_reference(alg, md, src_buf.data(), p.axis));
+  auto dd_buf = buffer(md);
+  std::vector<double> dd(md.nelems());
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (auto& x : dd) x = u(rng);
+  testing::write_logical(md, dd_buf.data(), dd);
+
+  const auto y = testing::read_logical(md, dst_buf.data());
+  const auto dy = testing::read_logical(md, dd_buf.data());
+  const auto exact =
+      testing::softmax_backward_reference(alg, md, dst_buf.data(), md, dd_buf.data(), p.axis);
+  // Operand size per element.
+  std::vector<double> size(exact.size());
+  {
+    dim_t inner = 1;
+    for (size_t d = p.axis + 1; d < p.dims.size(); ++d) inner *= p.dims[d];
+    const dim_t len = p.dims[p.axis];
+    const dim_t outer = static_cast<dim_t>(exact.size()) / (len * inner);
+    for (dim_t o = 0; o < outer; ++o) {
+      for (dim_t i = 0; i < inner; ++i) {
+        double s = 0;
+        for (dim_t a = 0; a < len; ++a) {
+          const dim_t k = (o * len + a) * inner + i;
+          s += alg == softmax_alg::logsoftmax ? std::fabs(dy[k]) : std::fabs(dy[k] * y[k]);
+        }
+        for (dim_t a = 0; a < len; ++a) {
+          const dim_t k = (o * len + a) * inner + i;
+          size[k] = alg == softmax_alg::logsoftmax ? std::fabs(dy[k]) + std::exp(y[k]) * s
+                                                   : std::fabs(y[k]) * (std::fabs(dy[k]) + s);
+        }
+      }
+    }
+  }
+  for (const std::string& filter : kernel_filters()) {
+    const memory_desc diff_src_req =
+        (rng() % 2) ? *memory_desc::any(p.dims, dt) : md;
+    auto bwd = softmax_backward::create(alg, diff_src_req, md, md, p.axis, {}, {filter});
+    if (!bwd.ok()) {
+      ASSERT_EQ(bwd.status().code(), absl::StatusCode::kNotFound) << bwd.status();
+      continue;
+    }
+    if (filter != "ref") ++vector_runs;
+    auto dx_buf = buffer(bwd->diff_src_desc(), 0x5A);
+    ASSERT_TRUE(bwd->execute({{arg::dst, {md, dst_buf.data()}},
+                              {arg::diff_dst, {md, dd_buf.data()}},
+                              {arg::diff_src, {bwd->diff_src_desc(), dx_buf.data()}}})
+                    .ok());
+    const auto got = testing::read_logical(bwd->diff_src_desc(), dx_buf.data());
+    int failures = 0;
+    std::string first;
+    for (size_t i = 0; i < exact.size(); ++i) {
+      const double tol_eps = dt == data_type::f64 ? 1e-12 / kEps : 4;
+      const double rounding =
+          (dt == data_type::bf16 || dt == data_type::f16) ? ulp_of(dt, exact[i]) / 2 : 0;
+      const double excess = std::max(0.0, std::fabs(got[i] - exact[i]) - rounding);
+      const double units = excess / (kEps * size[i] + kDenormFloor);
+      note(bwd->impl_name() + " " + std::string(name_of(dt)) + " bwd " +
+               std::string(name_of(alg)),
+           units);
+      if (!(units <= tol_eps) && failures++ == 0) {
+        first = "element " + std::to_string(i) + ": exact " + std::to_string(exact[i]) +
+                " got " + std::to_string(got[i]) + " (" + std::to_string(units) + " units)";
+      }
+    }
+    EXPECT_EQ(failures, 0) << bwd->impl_name() << " " << name_of(alg) << " " << name_of(dt)
+                           << " dims " << ::testing::PrintToString(p.dims) << " axis " << p.axis
+                           << " layout " << p.layout << ": " << first;
+  }
+}
+
 TEST(SoftmaxAccuracy, BackwardRandomProblemsEveryKernel) {
   std::mt19937 rng(99);
   const data_type types[] = {data_type::f32, data_type::f32, data_type::bf16, data_type::f16,
@@ -208,81 +287,26 @@ TEST(SoftmaxAccuracy, BackwardRandomProblemsEveryKernel) {
     const data_type dt = types[rng() % std::size(types)];
     const softmax_alg alg = (rng() % 2) ? softmax_alg::softmax : softmax_alg::logsoftmax;
     const memory_desc md = layout_of(p, dt, rng);
-    // dst: a real softmax output (rounded to dt); diff_dst: uniform in [-1, 1].
-    auto src_buf = buffer(md);
-    testing::write_logical(md, src_buf.data(), random_values(md.nelems(), data_type::f32, rng));
-    auto dst_buf = buffer(md);
-    testing::write_logical(md, dst_buf.data(),
-                           testing::softmax_forward_reference(alg, md, src_buf.data(), p.axis));
-    auto dd_buf = buffer(md);
-    std::vector<double> dd(md.nelems());
-    std::uniform_real_distribution<double> u(-1, 1);
-    for (auto& x : dd) x = u(rng);
-    testing::write_logical(md, dd_buf.data(), dd);
-
-    const auto y = testing::read_logical(md, dst_buf.data());
-    const auto dy = testing::read_logical(md, dd_buf.data());
-    const auto exact =
-        testing::softmax_backward_reference(alg, md, dst_buf.data(), md, dd_buf.data(), p.axis);
-    // Operand size per element.
-    std::vector<double> size(exact.size());
-    {
-      dim_t inner = 1;
-      for (size_t d = p.axis + 1; d < p.dims.size(); ++d) inner *= p.dims[d];
-      const dim_t len = p.dims[p.axis];
-      const dim_t outer = static_cast<dim_t>(exact.size()) / (len * inner);
-      for (dim_t o = 0; o < outer; ++o) {
-        for (dim_t i = 0; i < inner; ++i) {
-          double s = 0;
-          for (dim_t a = 0; a < len; ++a) {
-            const dim_t k = (o * len + a) * inner + i;
-            s += alg == softmax_alg::logsoftmax ? std::fabs(dy[k]) : std::fabs(dy[k] * y[k]);
-          }
-          for (dim_t a = 0; a < len; ++a) {
-            const dim_t k = (o * len + a) * inner + i;
-            size[k] = alg == softmax_alg::logsoftmax ? std::fabs(dy[k]) + std::exp(y[k]) * s
-                                                     : std::fabs(y[k]) * (std::fabs(dy[k]) + s);
-          }
-        }
-      }
-    }
-    for (const std::string& filter : kernel_filters()) {
-      const memory_desc diff_src_req =
-          (rng() % 2) ? *memory_desc::any(p.dims, dt) : md;
-      auto bwd = softmax_backward::create(alg, diff_src_req, md, md, p.axis, {}, {filter});
-      if (!bwd.ok()) {
-        ASSERT_EQ(bwd.status().code(), absl::StatusCode::kNotFound) << bwd.status();
-        continue;
-      }
-      if (filter != "ref") ++vector_runs;
-      auto dx_buf = buffer(bwd->diff_src_desc(), 0x5A);
-      ASSERT_TRUE(bwd->execute({{arg::dst, {md, dst_buf.data()}},
-                                {arg::diff_dst, {md, dd_buf.data()}},
-                                {arg::diff_src, {bwd->diff_src_desc(), dx_buf.data()}}})
-                      .ok());
-      const auto got = testing::read_logical(bwd->diff_src_desc(), dx_buf.data());
-      int failures = 0;
-      std::string first;
-      for (size_t i = 0; i < exact.size(); ++i) {
-        const double tol_eps = dt == data_type::f64 ? 1e-12 / kEps : 4;
-        const double rounding =
-            (dt == data_type::bf16 || dt == data_type::f16) ? ulp_of(dt, exact[i]) / 2 : 0;
-        const double excess = std::max(0.0, std::fabs(got[i] - exact[i]) - rounding);
-        const double units = excess / (kEps * size[i] + kDenormFloor);
-        note(bwd->impl_name() + " " + std::string(name_of(dt)) + " bwd " +
-                 std::string(name_of(alg)),
-             units);
-        if (!(units <= tol_eps) && failures++ == 0) {
-          first = "element " + std::to_string(i) + ": exact " + std::to_string(exact[i]) +
-                  " got " + std::to_string(got[i]) + " (" + std::to_string(units) + " units)";
-        }
-      }
-      EXPECT_EQ(failures, 0) << bwd->impl_name() << " " << name_of(alg) << " " << name_of(dt)
-                             << " dims " << ::testing::PrintToString(p.dims) << " axis " << p.axis
-                             << " layout " << p.layout << ": " << first;
-    }
+    check_backward(p, md, dt, alg, rng, vector_runs);
   }
   EXPECT_GT(vector_runs, 20);
+}
+
+// The strided backward at lane counts around the vector widths (4, 8, 16): whole vectors, a
+// masked last vector, sweeps of one to four vectors; an axis length that is not a multiple of
+// the four steps summed at once.
+TEST(SoftmaxAccuracy, BackwardStridedLaneCountsAroundTheVectorWidth) {
+  std::mt19937 rng(5);
+  int vector_runs = 0;
+  for (dim_t lanes : std::vector<dim_t>{1, 3, 5, 9, 16, 17, 20, 49, 70, 141}) {
+    const random_problem p{{2, 37, lanes}, 1, 0};
+    for (data_type dt : {data_type::f32, data_type::bf16}) {
+      for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::logsoftmax}) {
+        check_backward(p, plain(p.dims, dt), dt, alg, rng, vector_runs);
+      }
+    }
+  }
+  EXPECT_GT(vector_runs, 40);
 }
 
 // Runs the forward on `values` (f32, one problem) with every kernel and checks the f32 bound.

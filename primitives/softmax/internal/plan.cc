@@ -27,6 +27,11 @@ const simd::kernel_table<backward_selector>& backward_dense_table() {
       "dense", [](auto arch) { return &backward_dense_for<decltype(arch)>; });
   return table;
 }
+const simd::kernel_table<backward_selector>& backward_strided_table() {
+  static const auto table = simd::make_kernel_table<backward_selector, simd::bf16_variant::yes>(
+      "strided", [](auto arch) { return &backward_strided_for<decltype(arch)>; });
+  return table;
+}
 
 constexpr const char* kRefName = "ref:any:scalar";
 
@@ -165,10 +170,9 @@ absl::StatusOr<plan> make_plan(const problem& prob, const softmax_options& optio
         const auto& table = k == kernel_kind::dense ? forward_dense_table() : forward_strided_table();
         fn = table.select(isa).fn(prob.in0.dt(), prob.out.dt());
         if (fn == nullptr) why = "types not vectorised on this ISA";
-      } else if (k == kernel_kind::strided) {
-        why = "backward along a strided axis is computed by the reference kernel";
       } else {
-        fn = backward_dense_table().select(isa).fn(prob.in0.dt(), prob.in1.dt(), prob.out.dt());
+        const auto& table = k == kernel_kind::dense ? backward_dense_table() : backward_strided_table();
+        fn = table.select(isa).fn(prob.in0.dt(), prob.in1.dt(), prob.out.dt());
         if (fn == nullptr) why = "types not vectorised on this ISA (backward needs one type)";
       }
       if (fn == nullptr) {

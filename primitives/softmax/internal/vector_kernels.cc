@@ -9,5 +9,6 @@ namespace tessera::softmax_internal {
 template kernel_fn forward_dense_for<TESSERA_SIMD_ARCH>(data_type, data_type);
 template kernel_fn forward_strided_for<TESSERA_SIMD_ARCH>(data_type, data_type);
 template kernel_fn backward_dense_for<TESSERA_SIMD_ARCH>(data_type, data_type, data_type);
+template kernel_fn backward_strided_for<TESSERA_SIMD_ARCH>(data_type, data_type, data_type);
 
 }  // namespace tessera::softmax_internal

@@ -20,6 +20,8 @@ template <class Arch>
 kernel_fn forward_strided_for(data_type src, data_type dst);
 template <class Arch>
 kernel_fn backward_dense_for(data_type dst, data_type diff_dst, data_type diff_src);
+template <class Arch>
+kernel_fn backward_strided_for(data_type dst, data_type diff_dst, data_type diff_src);
 
 using forward_selector = kernel_fn(data_type, data_type);
 using backward_selector = kernel_fn(data_type, data_type, data_type);

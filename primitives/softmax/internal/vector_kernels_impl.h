@@ -1,12 +1,14 @@
 // The softmax kernels, written once against xsimd and instantiated per ISA by vector_kernels.cc
 // (simd/build_defs.bzl: tessera_isa_kernels). Include only from there: it carries the ISA flags.
-// The kernels themselves: forward_dense.h, forward_strided.h, backward_dense.h (shared arithmetic
+// The kernels themselves: forward_dense.h, forward_strided.h, backward_dense.h, backward_strided.h
+// (shared arithmetic
 // in kernel_math.h); this file holds the per-ISA tables of them.
 #ifndef TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_VECTOR_KERNELS_IMPL_H_
 #define TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_VECTOR_KERNELS_IMPL_H_
 
 #include "tessera/core/data_type.h"
 #include "tessera/primitives/softmax/internal/backward_dense.h"
+#include "tessera/primitives/softmax/internal/backward_strided.h"
 #include "tessera/primitives/softmax/internal/forward_dense.h"
 #include "tessera/primitives/softmax/internal/forward_strided.h"
 #include "tessera/primitives/softmax/internal/kernel_args.h"
@@ -63,6 +65,17 @@ kernel_fn backward_dense_for(data_type y, data_type dy, data_type dx) {
   visit_vector_type<A>(y, [&](auto t) {
     using T = decltype(t);
     fn = &backward_dense<A, T, T, T>;
+  });
+  return fn;
+}
+
+template <class A>
+kernel_fn backward_strided_for(data_type y, data_type dy, data_type dx) {
+  kernel_fn fn = nullptr;
+  if (y != dy || y != dx) return nullptr;
+  visit_vector_type<A>(y, [&](auto t) {
+    using T = decltype(t);
+    fn = &backward_strided<A, T, T, T>;
   });
   return fn;
 }
