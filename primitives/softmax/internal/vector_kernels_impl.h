@@ -35,51 +35,54 @@ bool visit_vector_type(data_type dt, F&& f) {
   }
 }
 
-template <class A>
-kernel_fn forward_dense_for(data_type s, data_type d) {
+// The kernel `pick(S{}, D{})` for vectorised src / dst types; nullptr for the others.
+template <class A, class Pick>
+kernel_fn for_types(data_type s, data_type d, Pick pick) {
   kernel_fn fn = nullptr;
   visit_vector_type<A>(s, [&](auto st) {
-    visit_vector_type<A>(d, [&](auto dt) {
-      fn = &forward_dense<A, decltype(st), decltype(dt)>;
-    });
-  });
-  return fn;
-}
-
-template <class A>
-kernel_fn forward_strided_for(data_type s, data_type d) {
-  kernel_fn fn = nullptr;
-  visit_vector_type<A>(s, [&](auto st) {
-    visit_vector_type<A>(d, [&](auto dt) {
-      fn = &forward_strided<A, decltype(st), decltype(dt)>;
-    });
+    visit_vector_type<A>(d, [&](auto dt) { fn = pick(st, dt); });
   });
   return fn;
 }
 
 // Backward: one type for all three tensors keeps the instantiation count small.
-template <class A>
-kernel_fn backward_dense_for(data_type y, data_type dy, data_type dx) {
+template <class A, class Pick>
+kernel_fn for_one_type(data_type y, data_type dy, data_type dx, Pick pick) {
   kernel_fn fn = nullptr;
   if (y != dy || y != dx) return nullptr;
-  visit_vector_type<A>(y, [&](auto t) {
-    using T = decltype(t);
-    fn = &backward_dense<A, T, T, T>;
-  });
+  visit_vector_type<A>(y, [&](auto t) { fn = pick(t); });
   return fn;
+}
+
+template <class A>
+kernel_fn forward_dense_for(data_type s, data_type d) {
+  return for_types<A>(s, d, [](auto st, auto dt) -> kernel_fn {
+    return &forward_dense<A, decltype(st), decltype(dt)>;
+  });
+}
+
+template <class A>
+kernel_fn forward_strided_for(data_type s, data_type d) {
+  return for_types<A>(s, d, [](auto st, auto dt) -> kernel_fn {
+    return &forward_strided<A, decltype(st), decltype(dt)>;
+  });
+}
+
+template <class A>
+kernel_fn backward_dense_for(data_type y, data_type dy, data_type dx) {
+  return for_one_type<A>(y, dy, dx, [](auto t) -> kernel_fn {
+    using T = decltype(t);
+    return &backward_dense<A, T, T, T>;
+  });
 }
 
 template <class A>
 kernel_fn backward_strided_for(data_type y, data_type dy, data_type dx) {
-  kernel_fn fn = nullptr;
-  if (y != dy || y != dx) return nullptr;
-  visit_vector_type<A>(y, [&](auto t) {
+  return for_one_type<A>(y, dy, dx, [](auto t) -> kernel_fn {
     using T = decltype(t);
-    fn = &backward_strided<A, T, T, T>;
+    return &backward_strided<A, T, T, T>;
   });
-  return fn;
 }
-
 
 }  // namespace tessera::softmax_internal
 
