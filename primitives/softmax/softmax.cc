@@ -259,13 +259,6 @@ absl::StatusOr<float> scale_value(const exec_args& args, arg a) {
   return v;
 }
 
-bool has_padding(const memory_desc& md) {
-  for (int d = 0; d < md.rank(); ++d) {
-    if (md.padded_dims()[d] != md.dims()[d]) return true;
-  }
-  return false;
-}
-
 const void* at_offset0(const void* p, const memory_desc& md) {
   return static_cast<const char*>(p) + md.offset0() * (bits_of(md.dt()) / 8);
 }
@@ -288,7 +281,7 @@ void run(const plan& pl, const void* in0, const void* in1, void* out, double out
       parallel_for(k.rows.count, min_chunk, [&](int64_t b, int64_t e) { pl.fn(k, b, e); });
     }
   }
-  if (has_padding(prob.out)) softmax_internal::zero_padding(prob.out, out);
+  softmax_internal::zero_padding(prob.out, pl.out_padding, out);
 }
 
 std::string md_text(const char* name, const memory_desc& md) {

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/match.h"
+#include "tessera/primitives/softmax/internal/ref_kernel.h"
 #include "tessera/primitives/softmax/internal/vector_kernels.h"
 #include "tessera/simd/kernel_table.h"
 
@@ -144,6 +145,7 @@ std::vector<std::string> kernel_names() {
 absl::StatusOr<plan> make_plan(const problem& prob, const softmax_options& options) {
   plan result;
   result.prob = prob;
+  result.out_padding = make_padding_terms(prob.out);
   std::vector<std::string> refusals;
 
   kernel_kind kind = kernel_kind::ref;

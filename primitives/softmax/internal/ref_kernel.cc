@@ -119,29 +119,39 @@ void ref_rows(const problem& prob, const ref_buffers& buf, dim_t begin, dim_t en
   }
 }
 
-void zero_padding(const memory_desc& md, void* data) {
+padding_terms make_padding_terms(const memory_desc& md) {
+  padding_terms t;
+  const int rank = md.rank();
+  const auto dims = md.dims();
+  const auto padded = md.padded_dims();
+  bool padding = false;
+  for (int d = 0; d < rank; ++d) padding = padding || padded[d] != dims[d];
   // A tensor with a zero-size dim has no bytes (size_bytes() == 0), padding included.
-  if (md.nelems() == 0) return;
+  if (!padding || md.nelems() == 0) return t;
+  std::array<dim_t, kMaxRank> zeros{};
+  t.origin = md.offset({zeros.data(), static_cast<size_t>(rank)});
+  t.term.resize(static_cast<size_t>(rank));
+  for (int d = 0; d < rank; ++d) {
+    std::array<dim_t, kMaxRank> idx{};
+    t.term[d].resize(static_cast<size_t>(padded[d]));
+    for (dim_t i = 0; i < padded[d]; ++i) {
+      idx[d] = i;
+      t.term[d][i] = md.offset({idx.data(), static_cast<size_t>(rank)}) - t.origin;
+    }
+  }
+  return t;
+}
+
+void zero_padding(const memory_desc& md, const padding_terms& t, void* data) {
+  if (t.term.empty()) return;
   const int rank = md.rank();
   const auto dims = md.dims();
   const auto padded = md.padded_dims();
   const dim_t elem = bits_of(md.dt()) / 8;
-  // A blocked offset is a sum of one term per dim (its outer block times the dim's stride plus its
-  // place inside the inner blocks), so each dim's terms are tabulated once and the walk below only
-  // adds. Runs of the innermost dim that are adjacent in memory (the padded lanes of a block) are
+  const std::vector<std::vector<dim_t>>& term = t.term;
+  // Runs of the innermost dim that are adjacent in memory (the padded lanes of a block) are
   // cleared by one memset each.
-  std::array<dim_t, kMaxRank> zeros{};
-  const dim_t origin = md.offset({zeros.data(), static_cast<size_t>(rank)});
-  std::vector<std::vector<dim_t>> term(static_cast<size_t>(rank));
-  for (int d = 0; d < rank; ++d) {
-    std::array<dim_t, kMaxRank> idx{};
-    term[d].resize(static_cast<size_t>(padded[d]));
-    for (dim_t i = 0; i < padded[d]; ++i) {
-      idx[d] = i;
-      term[d][i] = md.offset({idx.data(), static_cast<size_t>(rank)}) - origin;
-    }
-  }
-  char* base = static_cast<char*>(data) + origin * elem;
+  char* base = static_cast<char*>(data) + t.origin * elem;
   for (int pd = 0; pd < rank; ++pd) {
     if (padded[pd] <= dims[pd]) continue;
     // The box where dim pd is in [dims, padded) and every other dim spans its padded extent (dims
