@@ -159,7 +159,7 @@ void forward_dense(const kernel_args& k, dim_t begin, dim_t end) {
   // Rows of one run up to 16 KB (in L1 with their dst) find the next row's max in their last
   // sweep (last_sweep). Longer rows would fetch the next row from memory during that sweep: slower
   // (64x30522 cold: 658 -> 720 us).
-  const bool look_ahead = g.chunk >= g.len && g.len * dim_t{sizeof(S)} <= (dim_t{16} << 10);
+  const bool look_ahead = g.chunk >= g.len && g.len * dim_t{sizeof(S)} <= kMaxL1RowBytes;
   bool have_next_max = false;
   float next_max = neg_inf;
   for (dim_t row = begin; row < end; ++row) {
