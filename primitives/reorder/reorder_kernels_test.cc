@@ -447,5 +447,34 @@ TEST(ReorderKernels, TransposesWithSrcOffCacheLinesMatchReference) {
   check_all_impls(cases, false);
 }
 
+TEST(ReorderKernels, BandedTransposesMatchReference) {
+  // Transposes whose src rows are a page or more apart and that have more than one band of 64
+  // rows move band by band, column blocks outermost within a band, prefetching the next band's
+  // rows (banded_transpose). Two or three bands, the last one partial; src and dst at several
+  // distances from a cache line (partial first row and column blocks); elements of every size
+  // (register tiles for 32-bit, element loops for the others); the one-pass conversion and the
+  // two-pass one through scratch; nchw -> nhwc with 70 channels (two images, strips of 256
+  // columns).
+  std::vector<reorder_case> cases;
+  uint64_t seed = 1100;
+  for (auto [src_misalign, dst_misalign] : {std::pair{0, 0}, std::pair{4, 16}, std::pair{52, 0}}) {
+    for (const auto& [dims, stag, dtag, sdt, ddt] :
+         {std::tuple{std::vector<dim_t>{150, 1030}, "ab", "ba", data_type::f32, data_type::f32},
+          std::tuple{std::vector<dim_t>{2, 70, 32, 33}, "nchw", "nhwc", data_type::f32,
+                     data_type::f32},
+          std::tuple{std::vector<dim_t>{70, 4100}, "ab", "ba", data_type::u8, data_type::u8},
+          std::tuple{std::vector<dim_t>{70, 2050}, "ab", "ba", data_type::bf16, data_type::bf16},
+          std::tuple{std::vector<dim_t>{70, 520}, "ab", "ba", data_type::f64, data_type::f64},
+          std::tuple{std::vector<dim_t>{70, 1030}, "ab", "ba", data_type::f32, data_type::bf16},
+          std::tuple{std::vector<dim_t>{70, 2050}, "ab", "ba", data_type::bf16, data_type::f32}}) {
+      reorder_case c{md(dims, sdt, stag), md(dims, ddt, dtag), {}, fill_kind::random, seed++};
+      c.src_misalign = src_misalign - src_misalign % (bits_of(sdt) / 8);
+      c.dst_misalign = dst_misalign - dst_misalign % (bits_of(ddt) / 8);
+      cases.push_back(c);
+    }
+  }
+  check_all_impls(cases, false);
+}
+
 }  // namespace
 }  // namespace tessera::reorder_test

@@ -207,12 +207,18 @@ void run_transpose(const plan& p, const exec_ctx& ctx) {
       }
     };
     // Strips of >= 64 columns and about kMinElementsPerTask elements: short rows (nchw ->
-    // nChw16c has 16) would otherwise make tasks of a few KiB. Widened columns: whole groups of
+    // nChw16c has 16) would otherwise make tasks of a few KiB. Banded transposes: kBandCols
+    // columns, while that leaves a strip for every thread. Widened columns: whole groups of
     // na.size, since the kernels map a strip's columns from a group boundary.
+    const int64_t outer = product(outer_box, 0, outer_box.nodes.size());
     int64_t kColsPerTask = std::max<int64_t>(64, (kMinElementsPerTask / nb.size) / 16 * 16);
+    if (p.bit_copy && banded_transpose(nb.stride[kSrc] * ss, nb.size) &&
+        outer * ((cols + kBandCols - 1) / kBandCols) >= num_threads()) {
+      kColsPerTask = std::max(kColsPerTask, kBandCols);
+    }
     if (ng.size > 1) kColsPerTask = (kColsPerTask + na.size - 1) / na.size * na.size;
     const int64_t col_tasks = (cols + kColsPerTask - 1) / kColsPerTask;
-    const int64_t tasks = product(outer_box, 0, outer_box.nodes.size()) * col_tasks;
+    const int64_t tasks = outer * col_tasks;
     const int64_t min_chunk =
         std::max<int64_t>(1, kMinElementsPerTask / (nb.size * std::min(cols, kColsPerTask)));
     parallel_for(tasks, min_chunk, [&](int64_t begin, int64_t end) {

@@ -28,6 +28,15 @@ struct dst_columns {
   int64_t group_ld = 0;
 };
 
+// Transposes whose src rows lie in different pages (the hardware prefetcher follows each page
+// on its own) and that span more than one band of kBandRows rows move band by band, prefetching
+// the next band (transpose_tiles); run_transpose gives them strips of kBandCols columns, so a
+// band's src rows are read in runs of 1 KB (f32) and its dst rows written in runs of 256 bytes.
+inline constexpr int64_t kBandRows = 64, kBandCols = 256, kFarRowBytes = 4096;
+inline bool banded_transpose(int64_t src_row_step_bytes, int64_t rows) {
+  return src_row_step_bytes >= kFarRowBytes && rows > kBandRows;
+}
+
 // n contiguous elements; quantization values (if any) at index 0 of each array. stream: the
 // vector stores may go around the cache (a large destination).
 using convert_run_fn = void(const void* src, void* dst, int64_t n, const quant_ptrs& q,
