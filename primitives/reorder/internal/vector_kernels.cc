@@ -381,8 +381,9 @@ template <class Cols>
   }
   __m512 r[16];
   if (rn == 1) {
-    // One row (a block holding one element, e.g. nchw -> nChw16c with C = 1): each dst row is
-    // that element and zeros, one masked load each, without the 64 shuffles of a transpose.
+    // One row into rows of fewer than 16 lanes (a one-element block of 8, e.g. nchw -> nChw8c
+    // with C = 1; whole 16-lane rows return above): each dst row is that element and zeros, one
+    // masked load each, without the 64 shuffles of a transpose.
     for (int i = 0; i < cn; ++i) r[i] = _mm512_maskz_loadu_ps(1, src + i);
   } else {
     load_transposed(src, src_ld, rn, cn, r);
