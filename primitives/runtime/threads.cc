@@ -11,6 +11,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "tessera/primitives/runtime/internal/spinning_pool.h"
 #include "oneapi/tbb/blocked_range.h"
 #include "oneapi/tbb/info.h"
 #include "oneapi/tbb/parallel_for.h"
@@ -21,11 +22,15 @@ namespace tessera {
 namespace {
 
 constexpr int kMaxThreads = 1024;
+// How long the built-in pool's workers poll for the next call before sleeping: about as long as
+// libgomp's (oneDNN's runtime) do by default, measured as ~5.8 ms of CPU per idle worker.
+constexpr int64_t kDefaultSpinMicros = 5000;
+constexpr int64_t kMaxSpinMicros = 1000000;
 
 int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
 
-// The built-in pool: a task_arena, so Tessera never uses more threads than asked even when the
-// application's own oneTBB work uses the whole machine.
+// A task_arena, so Tessera never uses more threads than asked even when the application's own
+// oneTBB work uses the whole machine (make_onetbb_thread_pool).
 class tbb_pool final : public thread_pool {
  public:
   explicit tbb_pool(int n) : n_(n), arena_(n) { arena_.initialize(); }
@@ -55,51 +60,12 @@ class tbb_pool final : public thread_pool {
   tbb::task_arena arena_;
 };
 
-// Under ThreadSanitizer the built-in pool runs on plain std::threads: Debian's libtbb is not
-// instrumented, so TSan cannot see oneTBB's synchronisation and reports races inside oneTBB's
-// own inline code. Kernels' chunk bodies are checked all the same.
-class std_thread_pool final : public thread_pool {
- public:
-  explicit std_thread_pool(int n) : n_(n) {}
-
-  int num_threads() const override { return n_; }
-
-  void parallel_for(int64_t n, int64_t chunk,
-                    absl::FunctionRef<void(int64_t, int64_t)> fn) override {
-    const int64_t nchunks = ceil_div(n, chunk);
-    auto run = [&](int64_t i) {
-      const int64_t begin = i * chunk;
-      fn(begin, n - begin <= chunk ? n : begin + chunk);
-    };
-    std::vector<std::thread> helpers;
-    for (int64_t i = 1; i < nchunks; ++i) helpers.emplace_back(run, i);
-    run(0);
-    for (std::thread& t : helpers) t.join();
-  }
-
- private:
-  const int n_;
-};
-
-#if defined(__SANITIZE_THREAD__)
-#define TESSERA_THREAD_SANITIZER_ 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define TESSERA_THREAD_SANITIZER_ 1
-#endif
-#endif
-
-#ifdef TESSERA_THREAD_SANITIZER_
-using builtin_pool = std_thread_pool;
-#else
-using builtin_pool = tbb_pool;
-#endif
-
 struct runtime_threads {
   // std::mutex, not absl::Mutex: TSan sees its synchronisation (Debian's Abseil is not
   // instrumented).
   std::mutex mu;
   int configured = 1;                     // guarded by mu
+  int64_t spin_micros = kDefaultSpinMicros;  // set once from the environment
   std::shared_ptr<thread_pool> user;      // guarded by mu
   std::shared_ptr<thread_pool> builtin;   // guarded by mu; created on first use
 };
@@ -126,9 +92,22 @@ void read_environment() {
                    env, kMaxThreads, n);
     }
   }
+  int64_t spin = kDefaultSpinMicros;
+  if (const char* env = std::getenv("TESSERA_SPIN_US"); env != nullptr && *env != '\0') {
+    int64_t parsed = 0;
+    if (absl::SimpleAtoi(env, &parsed) && parsed >= 0 && parsed <= kMaxSpinMicros) {
+      spin = parsed;
+    } else {
+      std::fprintf(stderr,
+                   "tessera: ignoring TESSERA_SPIN_US=%s (want an integer in [0, %lld]); "
+                   "using %lld\n",
+                   env, static_cast<long long>(kMaxSpinMicros), static_cast<long long>(spin));
+    }
+  }
   runtime_threads& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
   s.configured = n;
+  s.spin_micros = spin;
   g_effective_threads.store(n, std::memory_order_relaxed);
 }
 
@@ -143,11 +122,28 @@ std::shared_ptr<thread_pool> current_pool() {
   runtime_threads& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
   if (s.user) return s.user;
-  if (!s.builtin) s.builtin = std::make_shared<builtin_pool>(s.configured);
+  if (!s.builtin) {
+    // More threads than the machine has: a polling worker would take the core another one
+    // needs, so they sleep at once (libgomp, too, cuts its spinning then).
+    const bool oversubscribed = s.configured > tbb::info::default_concurrency();
+    s.builtin = std::make_shared<runtime_internal::spinning_pool>(s.configured,
+                                                                   oversubscribed ? 0 : s.spin_micros);
+  }
   return s.builtin;
 }
 
 }  // namespace
+
+std::shared_ptr<thread_pool> make_onetbb_thread_pool(int n) {
+  return std::make_shared<tbb_pool>(std::clamp(n, 1, kMaxThreads));
+}
+
+int64_t thread_spin_micros() {
+  effective_threads();
+  runtime_threads& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  return s.spin_micros;
+}
 
 int num_threads() {
   effective_threads();

@@ -9,11 +9,16 @@
 //   // In an application:
 //   TESSERA_RETURN_IF_ERROR(tessera::set_num_threads(4));   // 1 = sequential
 //   tessera::set_thread_pool(std::make_shared<my_pool>());  // inject your own pool
-//   tessera::set_thread_pool(nullptr);                      // back to the built-in oneTBB pool
+//   tessera::set_thread_pool(tessera::make_onetbb_thread_pool(4));  // share oneTBB's threads
+//   tessera::set_thread_pool(nullptr);                      // back to the built-in pool
 //
-// The default pool is a oneTBB task_arena sized to the thread count (in ThreadSanitizer builds,
-// plain std::threads: TSan cannot see synchronisation inside Debian's uninstrumented libtbb). The thread count starts at
-// TESSERA_NUM_THREADS (environment, read once; a positive integer) or else at the number of
+// The built-in pool has num_threads() - 1 persistent workers (the calling thread is the other
+// one). After a call its workers poll for the next one for TESSERA_SPIN_US microseconds
+// (environment, read once; default 5000, about libgomp's default; 0 = sleep at once) before they
+// sleep: a call that comes within that time starts on them in under a microsecond, one that
+// comes later pays a futex wake-up (tens of microseconds on a VM). One call at a time uses the
+// workers; a concurrent or nested call runs its chunks on its own thread. The thread count starts
+// at TESSERA_NUM_THREADS (environment, read once; a positive integer) or else at the number of
 // hardware threads oneTBB sees. Every function here may be called from many threads at once;
 // changing the count or the pool while other threads run parallel_for is safe (calls already
 // running finish on the pool they started with).
@@ -49,12 +54,22 @@ class thread_pool {
 // pool is injected, else the count set by set_num_threads / TESSERA_NUM_THREADS.
 int num_threads();
 
+// How long the built-in pool's idle workers poll for the next call before they sleep, in
+// microseconds: TESSERA_SPIN_US, or 5000. (A pool with more threads than the machine has
+// hardware threads does not poll at all.)
+int64_t thread_spin_micros();
+
 // Sets the thread count of the built-in pool (1 = sequential: everything runs on the calling
 // thread). Errors: n < 1, or n above 1024; or a user pool is injected (its size is its own).
 absl::Status set_num_threads(int n);
 
 // Installs a user pool for all later parallel_for calls (nullptr: back to the built-in pool).
 void set_thread_pool(std::shared_ptr<thread_pool> pool);
+
+// A pool on oneTBB: a task_arena of n slots (n clamped to [1, 1024]), for applications whose own
+// work runs on oneTBB, so that Tessera's chunks run on the same worker threads. (oneTBB's workers
+// sleep soon after a call: after an idle gap a call waits ~40 us for them on this VM.)
+std::shared_ptr<thread_pool> make_onetbb_thread_pool(int n);
 
 // Runs fn over [0, n) split into chunks (one per thread at most; every chunk but the last has at
 // least min_chunk elements), possibly concurrently. Runs fn(0, n) inline, without any task overhead, when n <=

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -170,6 +171,30 @@ TEST(Threads, InjectedPoolOfOneThreadMeansSequential) {
   set_thread_pool(pool);
   EXPECT_EQ(chunks_of(1000, 1).size(), 1u);
   EXPECT_EQ(pool->calls.load(), 0);
+  set_thread_pool(nullptr);
+}
+
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TESSERA_TEST_UNDER_TSAN_ 1
+#endif
+#endif
+
+TEST(Threads, OneTbbPoolCanBeInjected) {
+#ifdef TESSERA_TEST_UNDER_TSAN_
+  // Debian's libtbb is not instrumented: TSan cannot see oneTBB's synchronisation and reports
+  // races inside oneTBB's inline code.
+  GTEST_SKIP() << "oneTBB under ThreadSanitizer";
+#endif
+  std::shared_ptr<thread_pool> pool = make_onetbb_thread_pool(3);
+  ASSERT_NE(pool, nullptr);
+  EXPECT_EQ(pool->num_threads(), 3);
+  EXPECT_EQ(make_onetbb_thread_pool(0)->num_threads(), 1);
+  set_thread_pool(pool);
+  EXPECT_EQ(num_threads(), 3);
+  const auto chunks = chunks_of(1000, 1);
+  EXPECT_EQ(chunks.size(), 3u);
+  expect_tiles(chunks, 1000);
   set_thread_pool(nullptr);
 }
 
