@@ -19,11 +19,14 @@
 
 namespace tb = tessera::bench;
 
-// oneDNN 2.6.3 (Debian) runs on GNU OpenMP, Tessera on oneTBB. With OpenMP's default active wait,
-// its spinning threads and oneTBB's workers fight over the 2 cores and oneDNN's timings jump to
-// ~8 ms per call whatever the size. libgomp reads OMP_WAIT_POLICY when it is loaded, before main:
-// so, unless the user chose a policy, re-run this program once with the passive policy.
-void use_passive_openmp_wait(char** argv) {
+// oneDNN 2.6.3 (Debian) runs on GNU OpenMP, Tessera on its own pool, and the driver alternates
+// their calls. With OpenMP's default active wait, its spinning threads and Tessera's workers fight
+// over the 2 cores and oneDNN's timings jump to ~8 ms per call whatever the size; Tessera's
+// workers, which also poll for a while after each call (TESSERA_SPIN_US), would slow oneDNN's
+// next call the same way. So both sleep at once after a call, unless the user chose otherwise.
+// libgomp reads OMP_WAIT_POLICY when it is loaded, before main: this re-runs the program once.
+void use_passive_waits(char** argv) {
+  if (std::getenv("TESSERA_SPIN_US") == nullptr) setenv("TESSERA_SPIN_US", "0", 1);
   if (std::getenv("OMP_WAIT_POLICY") != nullptr) return;
   setenv("OMP_WAIT_POLICY", "passive", 1);
   execv("/proc/self/exe", argv);
@@ -31,7 +34,7 @@ void use_passive_openmp_wait(char** argv) {
 }
 
 int main(int argc, char** argv) {
-  use_passive_openmp_wait(argv);
+  use_passive_waits(argv);
   // Line-buffered even when piped: a crash must not swallow the lines of finished problems.
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   // Under `bazel run` the working directory is the runfiles tree: resolve relative --batch paths
