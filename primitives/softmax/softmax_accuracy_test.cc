@@ -360,6 +360,29 @@ TEST(SoftmaxAccuracy, NeighbouringRowsWithFarApartMaxima) {
   }
 }
 
+// The dense forward kernel takes Fast2Sum instead of TwoSum for x - max, and no clamp, in rows
+// whose max is positive with the largest exponent and whose span is within 100
+// (max_dominates). Rows in [40, 127] qualify and reach exp(-87): a wrong error term there is
+// ~2^-18 relative (32 eps), far outside the bound. Neighbouring rows alternate with rows that do
+// not qualify (max <= 0; min far below -max), so a row range taken from the wrong row (the
+// look-ahead) would choose the wrong path. Lengths on both sides of the 16 KB look-ahead limit,
+// and below 512 elements, where no row takes Fast2Sum.
+TEST(SoftmaxAccuracy, RowsWhoseMaxHasTheLargestExponent) {
+  std::mt19937 rng(9);
+  const std::pair<double, double> ranges[] = {{40, 127}, {-127, -40}, {-90, 5}, {-5, 5}};
+  for (dim_t len : {5, 16, 100, 1000, 4100}) {
+    const dim_t rows = 8;
+    std::vector<double> v(static_cast<size_t>(rows * len));
+    for (dim_t r = 0; r < rows; ++r) {
+      std::uniform_real_distribution<double> d(ranges[r % 4].first, ranges[r % 4].second);
+      for (dim_t i = 0; i < len; ++i) v[r * len + i] = d(rng);
+    }
+    for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::logsoftmax}) {
+      check_special({rows, len}, 1, plain({rows, len}, data_type::f32), v, alg);
+    }
+  }
+}
+
 // Rows spanning ~100 in value: the small outputs reach the denormal range.
 TEST(SoftmaxAccuracy, WideRangeRowsReachDenormals) {
   std::mt19937 rng(8);

@@ -110,39 +110,63 @@ vf<A> load_lanes(const T* p, int lanes) {
   return lanes == kWidth<A> ? simd::load_f32<A>(p) : load_partial<A>(p, lanes, 0.f);
 }
 
+// The max and the min of a row (NaNs skipped: maxps / minps return their second operand).
+struct row_range {
+  float max;
+  float min;
+};
+
 // The last sweep over a run of n elements: stores y(i, lanes) (the results for elements
 // i .. i + lanes) at q + i. With `ahead` (the next row, single-run rows only) it also returns that
-// row's max: this sweep is bound by its stores, so the next row's first sweep (loads and maxes
-// only) costs almost nothing alongside it. Without, it returns -Inf.
-template <class A, class S, class D, class Y>
-float last_sweep(D* q, dim_t n, const S* ahead, Y&& y) {
+// row's max, and its min when kWithMin: this sweep is bound by its stores, so the next row's
+// first sweep (loads, maxes and mins only) costs almost nothing alongside it. Without, it returns
+// {-Inf, +Inf}.
+template <class A, bool kWithMin, class S, class D, class Y>
+row_range last_sweep(D* q, dim_t n, const S* ahead, Y&& y) {
   using F = vf<A>;
   constexpr int W = kWidth<A>;
-  const float neg_inf = -std::numeric_limits<float>::infinity();
-  F a0(neg_inf), a1(neg_inf);
+  const float inf = std::numeric_limits<float>::infinity();
+  F a0(-inf), a1(-inf), b0(inf), b1(inf);
   dim_t i = 0;
   if (ahead != nullptr) {
     for (; i + 2 * W <= n; i += 2 * W) {
       simd::store_f32(q + i, y(i, W));
       simd::store_f32(q + i + W, y(i + W, W));
-      a0 = xsimd::max(simd::load_f32<A>(ahead + i), a0);
-      a1 = xsimd::max(simd::load_f32<A>(ahead + i + W), a1);
+      const F x0 = simd::load_f32<A>(ahead + i), x1 = simd::load_f32<A>(ahead + i + W);
+      a0 = xsimd::max(x0, a0);
+      a1 = xsimd::max(x1, a1);
+      if constexpr (kWithMin) {
+        b0 = xsimd::min(x0, b0);
+        b1 = xsimd::min(x1, b1);
+      }
     }
   }
   for (; i + W <= n; i += W) {
     simd::store_f32(q + i, y(i, W));
-    if (ahead != nullptr) a0 = xsimd::max(simd::load_f32<A>(ahead + i), a0);
+    if (ahead != nullptr) {
+      const F x = simd::load_f32<A>(ahead + i);
+      a0 = xsimd::max(x, a0);
+      if constexpr (kWithMin) b0 = xsimd::min(x, b0);
+    }
   }
   if (i < n) {
     const int rest = static_cast<int>(n - i);
     simd::store_f32(q + i, y(i, rest), rest);
-    if (ahead != nullptr) a0 = xsimd::max(load_partial<A>(ahead + i, rest, neg_inf), a0);
+    if (ahead != nullptr) {
+      a0 = xsimd::max(load_partial<A>(ahead + i, rest, -inf), a0);
+      if constexpr (kWithMin) b0 = xsimd::min(load_partial<A>(ahead + i, rest, inf), b0);
+    }
   }
-  return simd::reduce_max<A>(xsimd::max(a0, a1));
+  return {simd::reduce_max<A>(xsimd::max(a0, a1)),
+          kWithMin ? -simd::reduce_max<A>(-xsimd::min(b0, b1)) : inf};
 }
 
-template <class A, class S, class D>
-void forward_dense(const kernel_args& k, dim_t begin, dim_t end) {
+// Rows shorter than this keep exp_diff and do not look for their min: the min's sweep and
+// reduction cost more there than Fast2Sum saves (8192x128: 355 -> 399 us hot with them).
+constexpr dim_t kMinRangeRow = 512;
+
+template <class A, class S, class D, bool kWithMin>
+void forward_dense_rows(const kernel_args& k, dim_t begin, dim_t end) {
   using F = vf<A>;
   constexpr int W = kWidth<A>;
   const dense_geometry& g = k.dense;
@@ -160,8 +184,8 @@ void forward_dense(const kernel_args& k, dim_t begin, dim_t end) {
   // sweep (last_sweep). Longer rows would fetch the next row from memory during that sweep: slower
   // (64x30522 cold: 658 -> 720 us).
   const bool look_ahead = g.chunk >= g.len && g.len * dim_t{sizeof(S)} <= kMaxL1RowBytes;
-  bool have_next_max = false;
-  float next_max = neg_inf;
+  bool have_next = false;
+  row_range next{neg_inf, -neg_inf};
   for (dim_t row = begin; row < end; ++row) {
     const dim_t base = k.rows.offset_of(row);
     const S* src = static_cast<const S*>(k.in0) + base;
@@ -170,26 +194,48 @@ void forward_dense(const kernel_args& k, dim_t begin, dim_t end) {
                          ? static_cast<const S*>(k.in0) + k.rows.offset_of(row + 1)
                          : nullptr;
 
-    // Pass 1: max (found by the previous row's last sweep when it could look ahead).
+    // Pass 1: max, and min for rows of kMinRangeRow or more (found by the previous row's last
+    // sweep when it could look ahead). The min only chooses exp_diff_max_dominates.
     F m0(neg_inf), m1(neg_inf), m2(neg_inf), m3(neg_inf);
-    if (have_next_max) {
-      m0 = F(next_max);
+    F n0(-neg_inf), n1(-neg_inf), n2(-neg_inf), n3(-neg_inf);
+    if (have_next) {
+      m0 = F(next.max);
+      if constexpr (kWithMin) n0 = F(next.min);
     } else {
       for_each_run(g, [&](dim_t off, dim_t n) {
         const S* p = src + off;
         dim_t i = 0;
         for (; i + 4 * W <= n; i += 4 * W) {
-          m0 = xsimd::max(simd::load_f32<A>(p + i), m0);
-          m1 = xsimd::max(simd::load_f32<A>(p + i + W), m1);
-          m2 = xsimd::max(simd::load_f32<A>(p + i + 2 * W), m2);
-          m3 = xsimd::max(simd::load_f32<A>(p + i + 3 * W), m3);
+          const F x0 = simd::load_f32<A>(p + i), x1 = simd::load_f32<A>(p + i + W);
+          const F x2 = simd::load_f32<A>(p + i + 2 * W), x3 = simd::load_f32<A>(p + i + 3 * W);
+          m0 = xsimd::max(x0, m0);
+          m1 = xsimd::max(x1, m1);
+          m2 = xsimd::max(x2, m2);
+          m3 = xsimd::max(x3, m3);
+          if constexpr (kWithMin) {
+            n0 = xsimd::min(x0, n0);
+            n1 = xsimd::min(x1, n1);
+            n2 = xsimd::min(x2, n2);
+            n3 = xsimd::min(x3, n3);
+          }
         }
-        for (; i + W <= n; i += W) m0 = xsimd::max(simd::load_f32<A>(p + i), m0);
-        if (i < n) m0 = xsimd::max(load_partial<A>(p + i, static_cast<int>(n - i), neg_inf), m0);
+        for (; i + W <= n; i += W) {
+          const F x = simd::load_f32<A>(p + i);
+          m0 = xsimd::max(x, m0);
+          if constexpr (kWithMin) n0 = xsimd::min(x, n0);
+        }
+        if (i < n) {
+          m0 = xsimd::max(load_partial<A>(p + i, static_cast<int>(n - i), neg_inf), m0);
+          if constexpr (kWithMin) {
+            n0 = xsimd::min(load_partial<A>(p + i, static_cast<int>(n - i), -neg_inf), n0);
+          }
+        }
       });
     }
-    have_next_max = false;
+    have_next = false;
     const float mx = simd::reduce_max<A>(xsimd::max(xsimd::max(m0, m1), xsimd::max(m2, m3)));
+    const float mn =
+        kWithMin ? -simd::reduce_max<A>(-xsimd::min(xsimd::min(n0, n1), xsimd::min(n2, n3))) : 0.f;
     const F m(mx);
 
     if (mx == neg_inf && k.alg == softmax_alg::softmax_inf_as_zero) {
@@ -221,55 +267,69 @@ void forward_dense(const kernel_args& k, dim_t begin, dim_t end) {
     if (row + 1 < end && worth_prefetching_rows(g, sizeof(S))) {
       next_row = reinterpret_cast<const char*>(static_cast<const S*>(k.in0) + k.rows.offset_of(row + 1));
     }
-    for_each_run(g, [&](dim_t off, dim_t n) {
-      const S* p = src + off;
-      D* q = dst + off;
-      dim_t i = 0;
-      for (; i + 4 * W <= n; i += 4 * W) {
-        if (next_row) {
-          for (int b = 0; b < 4 * W * int{sizeof(S)}; b += 64) {
-            __builtin_prefetch(next_row + i * dim_t{sizeof(S)} + b, 0, 3);
+    auto sum_exps = [&](auto max_dominates_tag) {
+      auto exp_of = [&](F x) {
+        if constexpr (decltype(max_dominates_tag)::value) return exp_diff_max_dominates<A>(x, m);
+        else return exp_diff<A>(x, m);
+      };
+      for_each_run(g, [&](dim_t off, dim_t n) {
+        const S* p = src + off;
+        D* q = dst + off;
+        dim_t i = 0;
+        for (; i + 4 * W <= n; i += 4 * W) {
+          if (next_row) {
+            for (int b = 0; b < 4 * W * int{sizeof(S)}; b += 64) {
+              __builtin_prefetch(next_row + i * dim_t{sizeof(S)} + b, 0, 3);
+            }
+          }
+          F x[4], e[4];
+          for (int j = 0; j < 4; ++j) x[j] = simd::load_f32<A>(p + i + j * W);
+          for (int j = 0; j < 4; ++j) e[j] = exp_of(x[j]);
+          if (log) {
+            k0.add4(x, m, e);
+          } else {
+            k0.rest.add((e[0] + e[1]) + (e[2] + e[3]));
+          }
+          if constexpr (kKeepExp) {
+            if (keep) {
+              for (int j = 0; j < 4; ++j) simd::store_f32(q + i + j * W, e[j]);
+            }
+          } else if (ex) {
+            for (int j = 0; j < 4; ++j) e[j].store_unaligned(ex + i + j * W);
           }
         }
-        F x[4], e[4];
-        for (int j = 0; j < 4; ++j) x[j] = simd::load_f32<A>(p + i + j * W);
-        for (int j = 0; j < 4; ++j) e[j] = exp_diff<A>(x[j], m);
-        if (log) {
-          k0.add4(x, m, e);
-        } else {
-          k0.rest.add((e[0] + e[1]) + (e[2] + e[3]));
-        }
-        if constexpr (kKeepExp) {
-          if (keep) {
-            for (int j = 0; j < 4; ++j) simd::store_f32(q + i + j * W, e[j]);
+        for (; i < n; i += W) {
+          const int rest = static_cast<int>(std::min<dim_t>(W, n - i));
+          F x = rest == W ? simd::load_f32<A>(p + i) : load_partial<A>(p + i, rest, neg_inf);
+          F e = exp_of(x);
+          // Lanes past the row hold -Inf: exp gives 0 or NaN (-Inf - max, or Fast2Sum's
+          // -Inf + Inf); both are replaced by 0.
+          if (rest != W) {
+            const auto inside = lane_index<A>() < F(static_cast<float>(rest));
+            e = ::tessera::simd::select(inside, e, F(0.f));
+            // NaN is not a max.
+            x = ::tessera::simd::select(inside, x, F(std::numeric_limits<float>::quiet_NaN()));
           }
-        } else if (ex) {
-          for (int j = 0; j < 4; ++j) e[j].store_unaligned(ex + i + j * W);
-        }
-      }
-      for (; i < n; i += W) {
-        const int rest = static_cast<int>(std::min<dim_t>(W, n - i));
-        F x = rest == W ? simd::load_f32<A>(p + i) : load_partial<A>(p + i, rest, neg_inf);
-        F e = exp_diff<A>(x, m);
-        // Lanes past the row hold -Inf - max: exp gives 0, or NaN when max is -Inf too.
-        if (rest != W) {
-          const auto inside = lane_index<A>() < F(static_cast<float>(rest));
-          e = ::tessera::simd::select(inside, e, F(0.f));
-          x = ::tessera::simd::select(inside, x, F(std::numeric_limits<float>::quiet_NaN()));  // not a max
-        }
-        if (log) k0.add(x, m, e);
-        else k0.rest.add(e);
-        if constexpr (kKeepExp) {
-          if (keep) {
-            if (rest == W) simd::store_f32(q + i, e);
-            else simd::store_f32(q + i, e, rest);
+          if (log) k0.add(x, m, e);
+          else k0.rest.add(e);
+          if constexpr (kKeepExp) {
+            if (keep) {
+              if (rest == W) simd::store_f32(q + i, e);
+              else simd::store_f32(q + i, e, rest);
+            }
+          } else if (ex) {
+            if (rest == W) e.store_unaligned(ex + i);
+            else simd::store_f32(ex + i, e, rest);
           }
-        } else if (ex) {
-          if (rest == W) e.store_unaligned(ex + i);
-          else simd::store_f32(ex + i, e, rest);
         }
-      }
-    });
+      });
+    };
+    if constexpr (kWithMin) {
+      if (max_dominates(mx, mn)) sum_exps(std::true_type{});
+      else sum_exps(std::false_type{});
+    } else {
+      sum_exps(std::false_type{});
+    }
     const row_total total = reduce<A>(k0);
 
     // Pass 3: normalise.
@@ -279,25 +339,31 @@ void forward_dense(const kernel_args& k, dim_t begin, dim_t end) {
       const S* p = src + off;
       D* q = dst + off;
       if (log) {
-        next_max = last_sweep<A>(q, n, ahead, [&](dim_t i, int lanes) {
+        next = last_sweep<A, kWithMin>(q, n, ahead, [&](dim_t i, int lanes) {
           return log_diff<A>(load_lanes<A>(p + i, lanes), m, l);
         });
       } else if (kKeepExp) {
-        next_max = last_sweep<A>(q, n, ahead, [&](dim_t i, int lanes) {
+        next = last_sweep<A, kWithMin>(q, n, ahead, [&](dim_t i, int lanes) {
           return load_lanes<A>(q + i, lanes) * inv;
         });
       } else if (ex) {
-        next_max = last_sweep<A>(q, n, ahead, [&](dim_t i, int lanes) {
+        next = last_sweep<A, kWithMin>(q, n, ahead, [&](dim_t i, int lanes) {
           return load_lanes<A>(ex + i, lanes) * inv;
         });
       } else {
-        next_max = last_sweep<A>(q, n, ahead, [&](dim_t i, int lanes) {
+        next = last_sweep<A, kWithMin>(q, n, ahead, [&](dim_t i, int lanes) {
           return exp_diff<A>(load_lanes<A>(p + i, lanes), m) * inv;
         });
       }
     });
-    have_next_max = ahead != nullptr;
+    have_next = ahead != nullptr;
   }
+}
+
+template <class A, class S, class D>
+void forward_dense(const kernel_args& k, dim_t begin, dim_t end) {
+  if (k.dense.len >= kMinRangeRow) forward_dense_rows<A, S, D, true>(k, begin, end);
+  else forward_dense_rows<A, S, D, false>(k, begin, end);
 }
 
 }  // namespace

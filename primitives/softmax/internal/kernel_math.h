@@ -13,6 +13,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -71,6 +72,30 @@ vf<A> exp_diff(vf<A> x, vf<A> m) {
   F bb = d - x;
   F err = (x - (d - bb)) + (-m - bb);
   F e = simd::exp_nonpositive_f32<A>(d);
+  return simd::fused_fma(e, err, e);
+}
+
+// Whether exp_diff_max_dominates may replace exp_diff for a row whose values (NaNs aside) lie in
+// [mn, mx] with max mx: mx is positive and finite and its exponent is at least every |x|'s (so
+// Fast2Sum recovers x - mx's rounding error exactly), and no x is below mx - 100 (so the clamp is
+// not needed). Most rows of logits qualify (the benchmarks' [-5, 5) does); rows with mx <= 0 or a
+// min far below -mx take exp_diff.
+inline bool max_dominates(float mx, float mn) {
+  // Biased exponent fields (not std::ilogb, a libm call: 5-10 % of a 128-element row's time).
+  // Denormals read 0, below every normal's; two denormals share the exponent the condition means.
+  auto exponent = [](float v) { return (std::bit_cast<uint32_t>(v) >> 23) & 0xffu; };
+  return std::isfinite(mx) && mx > 0.f && mn >= mx - 100.f &&
+         (mn >= -mx || exponent(mn) <= exponent(mx));
+}
+
+// exp_diff for a row where max_dominates(m, row min): the same result, with three vector
+// operations fewer. Fast2Sum (a = -m, b = x, valid since m's exponent is at least x's) gives the
+// same exact error as TwoSum, and the clamp would not have changed any x.
+template <class A>
+vf<A> exp_diff_max_dominates(vf<A> x, vf<A> m) {
+  const vf<A> d = x - m;
+  const vf<A> err = x - (d + m);
+  const vf<A> e = simd::exp_nonpositive_f32<A>(d);
   return simd::fused_fma(e, err, e);
 }
 
