@@ -79,31 +79,24 @@ runtime_threads& state() {
 std::atomic<int> g_effective_threads{0};
 std::once_flag g_env_once;
 
+// The integer in environment variable `name` if it lies in [lo, hi], else `fallback` (with a
+// warning on stderr when the variable is set but unusable).
+int64_t env_integer(const char* name, int64_t lo, int64_t hi, int64_t fallback) {
+  const char* env = std::getenv(name);
+  if (env == nullptr || *env == '\0') return fallback;
+  int64_t parsed = 0;
+  if (absl::SimpleAtoi(env, &parsed) && parsed >= lo && parsed <= hi) return parsed;
+  std::fprintf(stderr, "tessera: ignoring %s=%s (want an integer in [%lld, %lld]); using %lld\n",
+               name, env, static_cast<long long>(lo), static_cast<long long>(hi),
+               static_cast<long long>(fallback));
+  return fallback;
+}
+
 void read_environment() {
-  int n = static_cast<int>(std::clamp<int64_t>(tbb::info::default_concurrency(), 1, kMaxThreads));
-  if (const char* env = std::getenv("TESSERA_NUM_THREADS"); env != nullptr && *env != '\0') {
-    int parsed = 0;
-    if (absl::SimpleAtoi(env, &parsed) && parsed >= 1 && parsed <= kMaxThreads) {
-      n = parsed;
-    } else {
-      std::fprintf(stderr,
-                   "tessera: ignoring TESSERA_NUM_THREADS=%s (want an integer in [1, %d]); "
-                   "using %d threads\n",
-                   env, kMaxThreads, n);
-    }
-  }
-  int64_t spin = kDefaultSpinMicros;
-  if (const char* env = std::getenv("TESSERA_SPIN_US"); env != nullptr && *env != '\0') {
-    int64_t parsed = 0;
-    if (absl::SimpleAtoi(env, &parsed) && parsed >= 0 && parsed <= kMaxSpinMicros) {
-      spin = parsed;
-    } else {
-      std::fprintf(stderr,
-                   "tessera: ignoring TESSERA_SPIN_US=%s (want an integer in [0, %lld]); "
-                   "using %lld\n",
-                   env, static_cast<long long>(kMaxSpinMicros), static_cast<long long>(spin));
-    }
-  }
+  const int hardware =
+      static_cast<int>(std::clamp<int64_t>(tbb::info::default_concurrency(), 1, kMaxThreads));
+  const int n = static_cast<int>(env_integer("TESSERA_NUM_THREADS", 1, kMaxThreads, hardware));
+  const int64_t spin = env_integer("TESSERA_SPIN_US", 0, kMaxSpinMicros, kDefaultSpinMicros);
   runtime_threads& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
   s.configured = n;
