@@ -5,9 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
-#include <thread>
 #include <utility>
-#include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -64,10 +62,10 @@ struct runtime_threads {
   // std::mutex, not absl::Mutex: TSan sees its synchronisation (Debian's Abseil is not
   // instrumented).
   std::mutex mu;
-  int configured = 1;                     // guarded by mu
-  int64_t spin_micros = kDefaultSpinMicros;  // set once from the environment
-  std::shared_ptr<thread_pool> user;      // guarded by mu
-  std::shared_ptr<thread_pool> builtin;   // guarded by mu; created on first use
+  int configured = 1;                        // guarded by mu
+  int64_t spin_micros = kDefaultSpinMicros;  // guarded by mu; set once from the environment
+  std::shared_ptr<thread_pool> user;         // guarded by mu
+  std::shared_ptr<thread_pool> builtin;      // guarded by mu; created on first use
 };
 
 runtime_threads& state() {
@@ -119,8 +117,8 @@ std::shared_ptr<thread_pool> current_pool() {
     // More threads than the machine has: a polling worker would take the core another one
     // needs, so they sleep at once (libgomp, too, cuts its spinning then).
     const bool oversubscribed = s.configured > tbb::info::default_concurrency();
-    s.builtin = std::make_shared<runtime_internal::spinning_pool>(s.configured,
-                                                                   oversubscribed ? 0 : s.spin_micros);
+    s.builtin = std::make_shared<runtime_internal::spinning_pool>(
+        s.configured, oversubscribed ? 0 : s.spin_micros);
   }
   return s.builtin;
 }
