@@ -25,8 +25,6 @@ constexpr int kMaxThreads = 1024;
 constexpr int64_t kDefaultSpinMicros = 5000;
 constexpr int64_t kMaxSpinMicros = 1000000;
 
-int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
-
 // A task_arena, so Tessera never uses more threads than asked even when the application's own
 // oneTBB work uses the whole machine (make_onetbb_thread_pool).
 class tbb_pool final : public thread_pool {
@@ -37,7 +35,7 @@ class tbb_pool final : public thread_pool {
 
   void parallel_for(int64_t n, int64_t chunk,
                     absl::FunctionRef<void(int64_t, int64_t)> fn) override {
-    const int64_t nchunks = ceil_div(n, chunk);
+    const int64_t nchunks = runtime_internal::ceil_div(n, chunk);
     arena_.execute([&] {
       // One task per chunk: chunks are already sized to one per thread.
       tbb::parallel_for(
@@ -45,8 +43,7 @@ class tbb_pool final : public thread_pool {
           [&](const tbb::blocked_range<int64_t>& r) {
             for (int64_t i = r.begin(); i < r.end(); ++i) {
               const int64_t begin = i * chunk;
-              const int64_t end = n - begin <= chunk ? n : begin + chunk;
-              fn(begin, end);
+              fn(begin, runtime_internal::chunk_end(n, chunk, begin));
             }
           },
           tbb::static_partitioner());
@@ -183,7 +180,7 @@ void parallel_for(int64_t n, int64_t min_chunk, absl::FunctionRef<void(int64_t, 
   }
   std::shared_ptr<thread_pool> pool = current_pool();
   const int threads = std::max(1, pool->num_threads());
-  const int64_t chunk = std::max(min_chunk, ceil_div(n, threads));
+  const int64_t chunk = std::max(min_chunk, runtime_internal::ceil_div(n, threads));
   if (threads == 1 || chunk >= n) {
     fn(0, n);
     return;

@@ -78,18 +78,18 @@ void spinning_pool::run_chunks(uint32_t call) {
     const int64_t chunk = chunk_.load(std::memory_order_relaxed);
     const int64_t n = n_items_.load(std::memory_order_relaxed);
     const int64_t begin = static_cast<int64_t>(next) * chunk;
-    (*fn_.load(std::memory_order_relaxed))(begin, n - begin <= chunk ? n : begin + chunk);
+    (*fn_.load(std::memory_order_relaxed))(begin, chunk_end(n, chunk, begin));
     pending_.fetch_sub(1, std::memory_order_acq_rel);
     t = ticket_.load(std::memory_order_acquire);
   }
 }
 
 void spinning_pool::run_inline(int64_t n, int64_t chunk, chunk_fn fn) {
-  for (int64_t begin = 0; begin < n; begin += chunk) fn(begin, n - begin <= chunk ? n : begin + chunk);
+  for (int64_t begin = 0; begin < n; begin += chunk) fn(begin, chunk_end(n, chunk, begin));
 }
 
 void spinning_pool::parallel_for(int64_t n, int64_t chunk, chunk_fn fn) {
-  const int64_t count = n / chunk + (n % chunk != 0 ? 1 : 0);
+  const int64_t count = ceil_div(n, chunk);
   bool expected = false;
   if (workers_.empty() || count <= 1 || count > static_cast<int64_t>(kCountMask) ||
       !busy_.compare_exchange_strong(expected, true, std::memory_order_acquire)) {

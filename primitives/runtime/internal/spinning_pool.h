@@ -31,6 +31,13 @@
 
 namespace tessera::runtime_internal {
 
+// Chunk arithmetic of thread_pool::parallel_for, shared by the pools in threads.cc.
+inline int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
+// The end of the chunk that starts at `begin`.
+inline int64_t chunk_end(int64_t n, int64_t chunk, int64_t begin) {
+  return n - begin <= chunk ? n : begin + chunk;
+}
+
 class spinning_pool final : public thread_pool {
  public:
   // n threads in all: the caller and n - 1 workers (n >= 1). A worker polls for the next call
