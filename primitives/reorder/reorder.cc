@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include <xmmintrin.h>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "tessera/core/status.h"
@@ -219,6 +221,21 @@ absl::Status check_buffer(const exec_args& args, arg which, const memory_desc& e
   return absl::OkStatus();
 }
 
+// A small problem's src and dst lines requested at once, before the argument checks that
+// follow: with a cold cache the kernels' loads and stores would otherwise wait for DRAM tile by
+// tile (2x16x3x4 nchw -> nhwc cold, 1 thread: 445 -> 263 ns, medians of 5; warm unchanged).
+// Read prefetches for dst as well: PREFETCHW is not in the baseline ISA this file is built for.
+void prefetch_small(const plan& p, const void* src, const void* dst) {
+  constexpr int64_t kMaxBytes = 32 << 10;  // well inside L1D, with the kernel's own lines
+  if (p.src_bytes + p.dst_bytes > kMaxBytes) return;
+  for (int64_t b = 0; b < p.src_bytes; b += 64) {
+    _mm_prefetch(static_cast<const char*>(src) + b, _MM_HINT_T0);
+  }
+  for (int64_t b = 0; b < p.dst_bytes; b += 64) {
+    _mm_prefetch(static_cast<const char*>(dst) + b, _MM_HINT_T0);
+  }
+}
+
 absl::Status execute_plan(const plan& p, const exec_args& args) {
   for (arg a : {arg::diff_src, arg::diff_dst}) {
     if (args.find(a)) {
@@ -229,6 +246,7 @@ absl::Status execute_plan(const plan& p, const exec_args& args) {
   const memory *src = nullptr, *dst = nullptr;
   TESSERA_RETURN_IF_ERROR(check_buffer(args, arg_from, p.src, p.src_bytes, &src));
   TESSERA_RETURN_IF_ERROR(check_buffer(args, arg_to, p.dst, p.dst_bytes, &dst));
+  prefetch_small(p, src->data, dst->data);
   exec_ctx ctx;
   const primitive_attr& a = p.attr;
   TESSERA_ASSIGN_OR_RETURN(ctx.q.src_scale, quant_arg<float>(args, arg::src_scales, data_type::f32,

@@ -162,98 +162,154 @@ int src_contiguous_node(const nest_box& box) {
   return -1;
 }
 
-void run_transpose(const plan& p, const exec_ctx& ctx) {
+// Moves columns [0, cn) of the strip of box `tb` whose first element is at `off`: all nb rows.
+// scratch: kScratchRows x kScratchCols elements of 8 bytes, used only by two-pass conversions.
+constexpr int64_t kScratchRows = 256, kScratchCols = 16;
+void move_strip(const plan& p, const exec_ctx& ctx, const transpose_box& tb, int64_t src_off,
+                int64_t dst_off, int64_t cn, unsigned char* scratch) {
   const int ss = bytes_of(p.src.dt()), ds = bytes_of(p.dst.dt());
-  constexpr int64_t kScratchRows = 256, kScratchCols = 16;
+  const nest_node &na = tb.na, &nb = tb.nb;
+  if (p.bit_copy) {
+    p.transpose(ctx.src + src_off * ss, nb.stride[kSrc], ctx.dst + dst_off * ds, tb.columns(),
+                nb.size, cn, tb.pad_rows, p.stream_stores);
+    return;
+  }
+  if (p.transpose_convert) {
+    p.transpose_convert(ctx.src + src_off * ss, nb.stride[kSrc], ctx.dst + dst_off * ds,
+                        tb.columns(), nb.size, cn, tb.pad_rows, ctx.q, p.stream_stores);
+    return;
+  }
+  // Transpose a block into scratch (src type, dst order), then convert its rows (plain
+  // columns only: transpose_view widens none for this path; common quantization only, so the
+  // other operands' offsets are not needed).
+  for (int64_t r0 = 0; r0 < nb.size; r0 += kScratchRows) {
+    const int64_t rn = std::min(kScratchRows, nb.size - r0);
+    for (int64_t cc = 0; cc < cn; cc += kScratchCols) {
+      const int64_t cm = std::min(kScratchCols, cn - cc);
+      const int64_t at_src = src_off + r0 * nb.stride[kSrc] + cc * na.stride[kSrc];
+      const int64_t at_dst = dst_off + r0 * nb.stride[kDst] + cc * na.stride[kDst];
+      p.transpose(ctx.src + at_src * ss, nb.stride[kSrc], scratch, dst_columns{rn}, rn, cm, rn,
+                  false);
+      for (int64_t c = 0; c < cm; ++c) {
+        p.convert(scratch + c * rn * ss, ctx.dst + (at_dst + c * na.stride[kDst]) * ds, rn, ctx.q,
+                  false);
+      }
+    }
+  }
+}
+
+// How the strips of one transpose box are cut into tasks: (outer index, column block) pairs.
+struct strip_tasks {
+  int64_t cols_per_task, col_tasks, tasks, min_chunk;
+};
+
+// Strips of >= 64 columns and about kMinElementsPerTask elements: short rows (nchw -> nChw16c
+// has 16) would otherwise make tasks of a few KiB. Banded transposes: kBandCols columns, while
+// that leaves a strip for every thread. Widened columns: whole groups of na.size, since the
+// kernels map a strip's columns from a group boundary.
+strip_tasks split_into_tasks(const plan& p, const transpose_box& tb) {
+  const nest_node &na = tb.na, &nb = tb.nb;
+  const int64_t cols = tb.cols();
+  const int64_t outer = product(tb.outer, 0, tb.outer.nodes.size());
+  strip_tasks st;
+  st.cols_per_task = std::max<int64_t>(64, (kMinElementsPerTask / nb.size) / 16 * 16);
+  if (p.bit_copy && banded_transpose(nb.stride[kSrc] * bytes_of(p.src.dt()), nb.size) &&
+      outer * ((cols + kBandCols - 1) / kBandCols) >= num_threads()) {
+    st.cols_per_task = std::max(st.cols_per_task, kBandCols);
+  }
+  if (tb.ng.size > 1) st.cols_per_task = (st.cols_per_task + na.size - 1) / na.size * na.size;
+  st.col_tasks = (cols + st.cols_per_task - 1) / st.cols_per_task;
+  st.tasks = outer * st.col_tasks;
+  st.min_chunk =
+      std::max<int64_t>(1, kMinElementsPerTask / (nb.size * std::min(cols, st.cols_per_task)));
+  return st;
+}
+
+// Calls fn(src offset, dst offset, columns) for the strips of tasks [begin, end) of box `tb`.
+// src: the buffer (only its alignment is read, and only when a row has several column tasks).
+template <class F>
+void for_each_strip(const plan& p, const transpose_box& tb, const strip_tasks& st,
+                    const char* src, int64_t begin, int64_t end, F&& fn) {
+  const int ss = bytes_of(p.src.dt());
+  const nest_node &na = tb.na, &nb = tb.nb, &ng = tb.ng;
+  const int64_t cols = tb.cols(), col_tasks = st.col_tasks;
+  // One walk over the chunk's outer indices, not one per task: a task can be a single small
+  // tile (oihw -> OIhw16i16o moves 16 x 9 tiles).
+  int64_t o = begin / col_tasks;
+  walk(tb.outer, tb.outer.nodes.size(), o, (end - 1) / col_tasks + 1,
+       [&](const strides_t& base) {
+         const int64_t t_end = std::min(end, (o + 1) * col_tasks);
+         // Plain columns whose rows share src's line offset: strips after the first start on
+         // src's cache lines (the first takes the columns before the line), so the kernel's
+         // row loads are whole lines past each strip's first tile.
+         int64_t shift = 0;
+         const auto src_at = reinterpret_cast<uintptr_t>(src + base[kSrc] * ss);
+         if (col_tasks > 1 && ng.size <= 1 && (nb.stride[kSrc] * ss) % 64 == 0 &&
+             src_at % ss == 0) {
+           shift = static_cast<int64_t>((64 - src_at % 64) % 64 / ss);
+         }
+         for (int64_t t = std::max(begin, o * col_tasks); t < t_end; ++t) {
+           const int64_t k = t % col_tasks;
+           const int64_t c0 = k == 0 ? 0 : shift + k * st.cols_per_task;
+           const int64_t c_end = std::min(cols, shift + (k + 1) * st.cols_per_task);
+           if (c0 >= c_end) continue;
+           // Column c0 is (c0 / na.size, c0 % na.size) of (ng, na); without widening
+           // c0 < na.size.
+           const int64_t g = c0 / na.size, a = c0 % na.size;
+           fn(base[kSrc] + g * ng.stride[kSrc] + a * na.stride[kSrc],
+              base[kDst] + g * ng.stride[kDst] + a * na.stride[kDst], c_end - c0);
+         }
+         ++o;
+       });
+}
+
+void run_transpose(const plan& p, const exec_ctx& ctx) {
+  if (!p.listed_strips.empty()) {
+    for (const strip_call& s : p.listed_strips) {
+      move_strip(p, ctx, p.transpose_boxes[s.box], s.src, s.dst, s.cols, nullptr);
+    }
+    return;
+  }
   for (size_t i = 0; i < p.nest.data.size(); ++i) {
     const transpose_box& tb = p.transpose_boxes[i];
     if (tb.a < 0) {
       strided_box_any(p, ctx, p.nest.data[i]);
       continue;
     }
-    const nest_box& outer_box = tb.outer;
-    const nest_node &na = tb.na, &nb = tb.nb, &ng = tb.ng;
-    const dst_columns columns = tb.columns();
-    const int64_t cols = tb.cols();
-    // Moves columns [0, cn) of the strip whose first element is at `off`: all nb rows.
-    auto strip = [&](const strides_t& off, int64_t cn, unsigned char* scratch) {
-      if (p.bit_copy) {
-        p.transpose(ctx.src + off[kSrc] * ss, nb.stride[kSrc], ctx.dst + off[kDst] * ds,
-                    columns, nb.size, cn, tb.pad_rows, p.stream_stores);
-        return;
-      }
-      if (p.transpose_convert) {
-        p.transpose_convert(ctx.src + off[kSrc] * ss, nb.stride[kSrc], ctx.dst + off[kDst] * ds,
-                            columns, nb.size, cn, tb.pad_rows, ctx.q, p.stream_stores);
-        return;
-      }
-      // Transpose a block into scratch (src type, dst order), then convert its rows (plain
-      // columns only: transpose_view widens none for this path).
-      for (int64_t r0 = 0; r0 < nb.size; r0 += kScratchRows) {
-        const int64_t rn = std::min(kScratchRows, nb.size - r0);
-        for (int64_t cc = 0; cc < cn; cc += kScratchCols) {
-          const int64_t cm = std::min(kScratchCols, cn - cc);
-          strides_t at = off;
-          for (int op = 0; op < kOperands; ++op) {
-            at[op] += r0 * nb.stride[op] + cc * na.stride[op];
-          }
-          p.transpose(ctx.src + at[kSrc] * ss, nb.stride[kSrc], scratch, dst_columns{rn}, rn, cm,
-                      rn, false);
-          for (int64_t c = 0; c < cm; ++c) {
-            p.convert(scratch + c * rn * ss, ctx.dst + (at[kDst] + c * na.stride[kDst]) * ds, rn,
-                      ctx.q, false);
-          }
-        }
-      }
-    };
-    // Strips of >= 64 columns and about kMinElementsPerTask elements: short rows (nchw ->
-    // nChw16c has 16) would otherwise make tasks of a few KiB. Banded transposes: kBandCols
-    // columns, while that leaves a strip for every thread. Widened columns: whole groups of
-    // na.size, since the kernels map a strip's columns from a group boundary.
-    const int64_t outer = product(outer_box, 0, outer_box.nodes.size());
-    int64_t kColsPerTask = std::max<int64_t>(64, (kMinElementsPerTask / nb.size) / 16 * 16);
-    if (p.bit_copy && banded_transpose(nb.stride[kSrc] * ss, nb.size) &&
-        outer * ((cols + kBandCols - 1) / kBandCols) >= num_threads()) {
-      kColsPerTask = std::max(kColsPerTask, kBandCols);
-    }
-    if (ng.size > 1) kColsPerTask = (kColsPerTask + na.size - 1) / na.size * na.size;
-    const int64_t col_tasks = (cols + kColsPerTask - 1) / kColsPerTask;
-    const int64_t tasks = outer * col_tasks;
-    const int64_t min_chunk =
-        std::max<int64_t>(1, kMinElementsPerTask / (nb.size * std::min(cols, kColsPerTask)));
-    parallel_for(tasks, min_chunk, [&](int64_t begin, int64_t end) {
+    const strip_tasks st = split_into_tasks(p, tb);
+    parallel_for(st.tasks, st.min_chunk, [&](int64_t begin, int64_t end) {
       alignas(64) unsigned char scratch[kScratchRows * kScratchCols * 8];
-      // One walk over the chunk's outer indices, not one per task: a task can be a single small
-      // tile (oihw -> OIhw16i16o moves 16 x 9 tiles).
-      int64_t o = begin / col_tasks;
-      walk(outer_box, outer_box.nodes.size(), o, (end - 1) / col_tasks + 1,
-           [&](const strides_t& base) {
-             const int64_t t_end = std::min(end, (o + 1) * col_tasks);
-             // Plain columns whose rows share src's line offset: strips after the first start
-             // on src's cache lines (the first takes the columns before the line), so the
-             // kernel's row loads are whole lines past each strip's first tile.
-             int64_t shift = 0;
-             const auto src_at = reinterpret_cast<uintptr_t>(ctx.src + base[kSrc] * ss);
-             if (ng.size <= 1 && (nb.stride[kSrc] * ss) % 64 == 0 && src_at % ss == 0) {
-               shift = static_cast<int64_t>((64 - src_at % 64) % 64 / ss);
-             }
-             for (int64_t t = std::max(begin, o * col_tasks); t < t_end; ++t) {
-               const int64_t k = t % col_tasks;
-               const int64_t c0 = k == 0 ? 0 : shift + k * kColsPerTask;
-               const int64_t c_end = std::min(cols, shift + (k + 1) * kColsPerTask);
-               if (c0 >= c_end) continue;
-               strides_t off = base;
-               // Column c0 is (c0 / na.size, c0 % na.size) of (ng, na); without widening
-               // c0 < na.size.
-               for (int op = 0; op < kOperands; ++op) {
-                 off[op] += c0 / na.size * ng.stride[op] + c0 % na.size * na.stride[op];
-               }
-               strip(off, c_end - c0, scratch);
-             }
-             ++o;
-           });
+      for_each_strip(p, tb, st, ctx.src, begin, end,
+                     [&](int64_t src_off, int64_t dst_off, int64_t cn) {
+                       move_strip(p, ctx, tb, src_off, dst_off, cn, scratch);
+                     });
     });
   }
+}
+
+// Lists the strips of a small one-pass transpose (p.listed_strips), when every box runs as one
+// task anyway: each box's tasks then fit in one chunk, so listing them changes nothing but
+// the per-call work (the task split and the walk: a third of a 2x16x3x4 nchw -> nhwc call).
+void list_strips(plan& p) {
+  constexpr size_t kMaxListed = 256;
+  if (!p.bit_copy && !p.transpose_convert) return;  // the two-pass path needs scratch
+  if (p.nest.total_elements > kMinElementsPerTask) return;
+  std::vector<strip_call> list;
+  for (size_t i = 0; i < p.transpose_boxes.size(); ++i) {
+    const transpose_box& tb = p.transpose_boxes[i];
+    if (tb.a < 0) return;
+    const strip_tasks st = split_into_tasks(p, tb);
+    if (st.col_tasks > 1 || st.tasks > st.min_chunk) return;
+    bool full = false;
+    for_each_strip(p, tb, st, nullptr, 0, st.tasks,
+                   [&](int64_t src_off, int64_t dst_off, int64_t cn) {
+                     if (list.size() == kMaxListed) full = true;
+                     if (full) return;
+                     list.push_back({src_off, dst_off, cn, i});
+                   });
+    if (full) return;
+  }
+  p.listed_strips = std::move(list);
 }
 
 // --- acceptance rules ----------------------------------------------------------------------------
@@ -459,6 +515,7 @@ absl::Status accept_transpose(plan& p, const vector_kernels* vk) {
   p.run_writes_padding = fused;
   p.stream_stores = large_dst(p);
   p.run = &run_transpose;
+  list_strips(p);
   return absl::OkStatus();
 }
 

@@ -41,6 +41,13 @@ struct transpose_box {
   }
 };
 
+// One strip of a transpose box, listed at create (plan::listed_strips): element offsets of its
+// first element in src and dst, and its column count.
+struct strip_call {
+  int64_t src = 0, dst = 0, cols = 0;
+  size_t box = 0;  // index into plan::transpose_boxes
+};
+
 struct plan;
 using run_fn = void(const plan&, const exec_ctx&);
 
@@ -63,6 +70,9 @@ struct plan {
   transpose_fn* transpose = nullptr;      // the chosen ISA's, when the kernel transposes tiles
   transpose_convert_fn* transpose_convert = nullptr;  // fused transpose + conversion, if any
   std::vector<transpose_box> transpose_boxes;         // one per nest.data box
+  // Small transposes: every strip in execution order (run_transpose then skips the task split
+  // and the walk). Empty: strips are found at execution.
+  std::vector<strip_call> listed_strips;
   bool stream_stores = false;  // dst large enough that caching its lines only evicts the src
   int64_t src_bytes = 0, dst_bytes = 0;  // size_bytes() of src and dst
 
