@@ -62,7 +62,7 @@ struct runtime_threads {
   int configured = 1;                        // guarded by mu
   int64_t spin_micros = kDefaultSpinMicros;  // guarded by mu; set once from the environment
   std::shared_ptr<thread_pool> user;         // guarded by mu
-  std::shared_ptr<thread_pool> builtin;      // guarded by mu; created on first use
+  std::shared_ptr<runtime_internal::spinning_pool> builtin;  // guarded by mu; made on first use
 };
 
 runtime_threads& state() {
@@ -106,10 +106,8 @@ int effective_threads() {
   return g_effective_threads.load(std::memory_order_relaxed);
 }
 
-std::shared_ptr<thread_pool> current_pool() {
-  runtime_threads& s = state();
-  std::lock_guard<std::mutex> lock(s.mu);
-  if (s.user) return s.user;
+// The built-in pool, created if needed; s.mu held.
+std::shared_ptr<runtime_internal::spinning_pool> builtin_pool_locked(runtime_threads& s) {
   if (!s.builtin) {
     // More threads than the machine has: a polling worker would take the core another one
     // needs, so they sleep at once (libgomp, too, cuts its spinning then).
@@ -120,7 +118,23 @@ std::shared_ptr<thread_pool> current_pool() {
   return s.builtin;
 }
 
+std::shared_ptr<thread_pool> current_pool() {
+  runtime_threads& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (s.user) return s.user;
+  return builtin_pool_locked(s);
+}
+
 }  // namespace
+
+namespace runtime_internal {
+std::shared_ptr<spinning_pool> builtin_pool() {
+  effective_threads();
+  runtime_threads& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  return builtin_pool_locked(s);
+}
+}  // namespace runtime_internal
 
 std::shared_ptr<thread_pool> make_onetbb_thread_pool(int n) {
   return std::make_shared<tbb_pool>(std::clamp(n, 1, kMaxThreads));

@@ -23,6 +23,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -53,6 +54,8 @@ class spinning_pool final : public thread_pool {
 
   // How many workers are asleep now (tests).
   int sleeping_workers() const { return sleepers_.load(std::memory_order_relaxed); }
+  // How long a worker polls after its last chunk (tests).
+  int64_t spin_micros() const { return spin_micros_; }
 
  private:
   using chunk_fn = absl::FunctionRef<void(int64_t, int64_t)>;
@@ -85,6 +88,11 @@ class spinning_pool final : public thread_pool {
   std::atomic<int64_t> chunk_{0};
   std::vector<std::thread> workers_;
 };
+
+// The built-in pool with the current thread count, created if needed (threads.cc; for tests:
+// what parallel_for uses when no user pool is installed). With more threads than the machine
+// has, its workers do not poll (spin_micros() == 0).
+std::shared_ptr<spinning_pool> builtin_pool();
 
 }  // namespace tessera::runtime_internal
 

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -130,6 +131,25 @@ TEST(SpinningPool, DestructionWakesSleepingAndPollingWorkers) {
   }
   { spinning_pool polling(4, 1000000); }
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+}
+
+// The rule of threads.cc: the built-in pool's workers poll between calls, except when there
+// are more threads than the machine has (a polling worker would take a core another needs).
+TEST(SpinningPool, BuiltinPoolPollsUnlessOversubscribed) {
+  const int previous = num_threads();
+  // tbb's default concurrency (the rule's measure) is at most the hardware thread count.
+  const int oversubscribed = static_cast<int>(std::thread::hardware_concurrency()) + 1;
+  ASSERT_TRUE(set_num_threads(oversubscribed).ok());
+  std::shared_ptr<spinning_pool> pool = builtin_pool();
+  EXPECT_EQ(pool->num_threads(), oversubscribed);
+  EXPECT_EQ(pool->spin_micros(), 0);
+  expect_each_chunk_once(*pool, 1000, 7);
+  ASSERT_TRUE(set_num_threads(1).ok());
+  pool = builtin_pool();
+  EXPECT_EQ(pool->num_threads(), 1);
+  EXPECT_EQ(pool->spin_micros(), thread_spin_micros());
+  EXPECT_GT(pool->spin_micros(), 0);  // the default (TESSERA_SPIN_US is not set in tests)
+  ASSERT_TRUE(set_num_threads(previous).ok());
 }
 
 }  // namespace
