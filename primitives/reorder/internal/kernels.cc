@@ -226,7 +226,8 @@ strip_tasks split_into_tasks(const plan& p, const transpose_box& tb) {
 }
 
 // Calls fn(src offset, dst offset, columns) for the strips of tasks [begin, end) of box `tb`.
-// src: the buffer (only its alignment is read, and only when a row has several column tasks).
+// src: the buffer (only its alignment is read, and only when a row has several column tasks;
+// list_strips passes nullptr, having checked that no row has).
 template <class F>
 void for_each_strip(const plan& p, const transpose_box& tb, const strip_tasks& st,
                     const char* src, int64_t begin, int64_t end, F&& fn) {
@@ -243,10 +244,9 @@ void for_each_strip(const plan& p, const transpose_box& tb, const strip_tasks& s
          // src's cache lines (the first takes the columns before the line), so the kernel's
          // row loads are whole lines past each strip's first tile.
          int64_t shift = 0;
-         const auto src_at = reinterpret_cast<uintptr_t>(src + base[kSrc] * ss);
-         if (col_tasks > 1 && ng.size <= 1 && (nb.stride[kSrc] * ss) % 64 == 0 &&
-             src_at % ss == 0) {
-           shift = static_cast<int64_t>((64 - src_at % 64) % 64 / ss);
+         if (col_tasks > 1 && ng.size <= 1 && (nb.stride[kSrc] * ss) % 64 == 0) {
+           const auto src_at = reinterpret_cast<uintptr_t>(src + base[kSrc] * ss);
+           if (src_at % ss == 0) shift = static_cast<int64_t>((64 - src_at % 64) % 64 / ss);
          }
          for (int64_t t = std::max(begin, o * col_tasks); t < t_end; ++t) {
            const int64_t k = t % col_tasks;
