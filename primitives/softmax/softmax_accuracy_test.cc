@@ -383,6 +383,54 @@ TEST(SoftmaxAccuracy, RowsWhoseMaxHasTheLargestExponent) {
   }
 }
 
+// The dense forward kernel moves short f32 rows (< 512 elements) two at a time, with the
+// one-row code's operations in its order, the maxima of the next pair found in the last sweep
+// of the current one. A row must come out with the same bits alone ([1, len]: the one-row code)
+// as in a [5, len] problem (rows 0-1 a pair that looks ahead, rows 2-3 a pair using those
+// maxima, row 4 alone), in place or not. The five rows differ (a max taken from the wrong row
+// shows): random logits, a row with -Inf entries, ±0 with a max of 0, a row of -Inf only (NaN,
+// compared as bits), and logits far above the others.
+TEST(SoftmaxAccuracy, RowPairsGiveTheBitsOfSingleRows) {
+  std::mt19937 rng(21);
+  std::uniform_real_distribution<float> d(-5, 5);
+  const float inf = std::numeric_limits<float>::infinity();
+  for (dim_t len : {1, 5, 16, 17, 63, 64, 65, 100, 128, 129, 200, 511}) {
+    const size_t n = static_cast<size_t>(len);
+    std::vector<std::vector<float>> rows(5, std::vector<float>(n));
+    for (size_t i = 0; i < n; ++i) {
+      rows[0][i] = d(rng);
+      rows[1][i] = i % 3 == 1 ? -inf : d(rng);
+      rows[2][i] = i % 5 == 4 ? -d(rng) - 6 : (i % 2 ? 0.f : -0.f);
+      rows[3][i] = -inf;
+      rows[4][i] = d(rng) + 200;
+    }
+    std::vector<float> all;
+    for (const auto& row : rows) all.insert(all.end(), row.begin(), row.end());
+    for (const std::string& filter : kernel_filters()) {
+      for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::logsoftmax}) {
+        for (bool in_place : {false, true}) {
+          auto run = [&](dim_t count, std::vector<float> data) {
+            const memory_desc md = plain({count, len}, data_type::f32);
+            auto fwd = softmax_forward::create(alg, md, md, 1, {}, {filter});
+            EXPECT_TRUE(fwd.ok()) << fwd.status();
+            std::vector<float> out(data.size(), 7.f);
+            float* dst = in_place ? data.data() : out.data();
+            EXPECT_TRUE(fwd->execute({{arg::src, {md, data.data()}}, {arg::dst, {md, dst}}}).ok());
+            return in_place ? data : out;
+          };
+          const std::vector<float> together = run(5, all);
+          for (size_t k = 0; k < rows.size(); ++k) {
+            const std::vector<float> alone = run(1, rows[k]);
+            EXPECT_EQ(std::memcmp(together.data() + k * n, alone.data(), n * sizeof(float)), 0)
+                << filter << " " << name_of(alg) << (in_place ? " in place" : "") << " len "
+                << len << " row " << k << " of 5";
+          }
+        }
+      }
+    }
+  }
+}
+
 // Rows spanning ~100 in value: the small outputs reach the denormal range.
 TEST(SoftmaxAccuracy, WideRangeRowsReachDenormals) {
   std::mt19937 rng(8);

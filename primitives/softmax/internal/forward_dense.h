@@ -165,6 +165,138 @@ row_range last_sweep(D* q, dim_t n, const S* ahead, Y&& y) {
 // reduction cost more there than Fast2Sum saves (8192x128: 355 -> 399 us hot with them).
 constexpr dim_t kMinRangeRow = 512;
 
+// The maxima of a pair of rows, found by the previous pair's last sweep (known) or not yet.
+struct pair_maxima {
+  bool known = false;
+  float max[2] = {0.f, 0.f};
+};
+
+// Two short rows at once (f32 softmax and logsoftmax, single-run rows shorter than
+// kMinRangeRow). A row's steps are one chain of dependencies (max, its reduction across lanes,
+// the exps, the f64 sum and its reduction, the division, the scaling), and a 128-element row has
+// too little work between them for the out-of-order window to overlap the next row's chain:
+// 8192x128 took 45 ns per row against 27 ns per 128 elements of 1024x1000. Two rows' chains run
+// side by side here. Each row gets exactly forward_dense_rows's operations in its order (the
+// same grouping of the sum), so the results are the same bits.
+// Rows row and row + 1; `given`: their maxima if known. With look_ahead (rows row + 2 and
+// row + 3 exist), the last sweep also finds those rows' maxima and returns them (as
+// last_sweep does for one row).
+template <class A>
+pair_maxima forward_row_pair(const kernel_args& k, dim_t row, pair_maxima given,
+                             bool look_ahead) {
+  using F = vf<A>;
+  constexpr int W = kWidth<A>;
+  const dim_t n = k.dense.len;
+  const bool log = k.alg == softmax_alg::logsoftmax;
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  const float* src[2];
+  float* dst[2];
+  const float* ahead[2] = {nullptr, nullptr};
+  for (int r = 0; r < 2; ++r) {
+    const dim_t base = k.rows.offset_of(row + r);
+    src[r] = static_cast<const float*>(k.in0) + base;
+    dst[r] = static_cast<float*>(k.out) + base;
+    if (look_ahead) ahead[r] = static_cast<const float*>(k.in0) + k.rows.offset_of(row + 2 + r);
+  }
+
+  // Row maxima (exact in any order) of the rows at p[0] and p[1], two accumulators each.
+  auto maxima = [&](const float* const* p, F (&mx)[2][2], auto&& between) {
+    dim_t i = 0;
+    for (; i + 2 * W <= n; i += 2 * W) {
+      between(i, W);
+      between(i + W, W);
+      for (int r = 0; r < 2; ++r) {
+        mx[r][0] = xsimd::max(simd::load_f32<A>(p[r] + i), mx[r][0]);
+        mx[r][1] = xsimd::max(simd::load_f32<A>(p[r] + i + W), mx[r][1]);
+      }
+    }
+    for (; i < n; i += W) {
+      const int rest = static_cast<int>(std::min<dim_t>(W, n - i));
+      between(i, rest);
+      for (int r = 0; r < 2; ++r) {
+        const F x =
+            rest == W ? simd::load_f32<A>(p[r] + i) : load_partial<A>(p[r] + i, rest, neg_inf);
+        mx[r][0] = xsimd::max(x, mx[r][0]);
+      }
+    }
+  };
+
+  // Pass 1: max, unless the previous pair's last sweep found it.
+  F m[2];
+  if (given.known) {
+    for (int r = 0; r < 2; ++r) m[r] = F(given.max[r]);
+  } else {
+    F mx[2][2] = {{F(neg_inf), F(neg_inf)}, {F(neg_inf), F(neg_inf)}};
+    maxima(src, mx, [](dim_t, int) {});
+    for (int r = 0; r < 2; ++r) m[r] = F(simd::reduce_max<A>(xsimd::max(mx[r][0], mx[r][1])));
+  }
+
+  // Pass 2: sum of exp(x - max), as forward_dense_rows sums it; softmax keeps the exps in dst.
+  split_sum<A> sums[2];
+  dim_t i = 0;
+  for (; i + 4 * W <= n; i += 4 * W) {
+    for (int r = 0; r < 2; ++r) {
+      F x[4], e[4];
+      for (int j = 0; j < 4; ++j) x[j] = simd::load_f32<A>(src[r] + i + j * W);
+      for (int j = 0; j < 4; ++j) e[j] = exp_diff<A>(x[j], m[r]);
+      if (log) {
+        sums[r].add4(x, m[r], e);
+      } else {
+        sums[r].rest.add((e[0] + e[1]) + (e[2] + e[3]));
+        for (int j = 0; j < 4; ++j) simd::store_f32(dst[r] + i + j * W, e[j]);
+      }
+    }
+  }
+  for (; i < n; i += W) {
+    const int rest = static_cast<int>(std::min<dim_t>(W, n - i));
+    for (int r = 0; r < 2; ++r) {
+      F x = rest == W ? simd::load_f32<A>(src[r] + i) : load_partial<A>(src[r] + i, rest, neg_inf);
+      F e = exp_diff<A>(x, m[r]);
+      if (rest != W) {
+        const auto inside = lane_index<A>() < F(static_cast<float>(rest));
+        e = ::tessera::simd::select(inside, e, F(0.f));
+        x = ::tessera::simd::select(inside, x, F(std::numeric_limits<float>::quiet_NaN()));
+      }
+      if (log) {
+        sums[r].add(x, m[r], e);
+      } else {
+        sums[r].rest.add(e);
+        if (rest == W) simd::store_f32(dst[r] + i, e);
+        else simd::store_f32(dst[r] + i, e, rest);
+      }
+    }
+  }
+
+  // Pass 3: normalise.
+  F scale[2];
+  for (int r = 0; r < 2; ++r) {
+    const row_total total = reduce<A>(sums[r]);
+    scale[r] = log ? F(static_cast<float>(total.log_sum()))
+                   : F(static_cast<float>(1.0 / total.sum()));
+  }
+  auto y = [&](int r, dim_t at, int lanes) {
+    return log ? log_diff<A>(load_lanes<A>(src[r] + at, lanes), m[r], scale[r])
+               : load_lanes<A>(dst[r] + at, lanes) * scale[r];
+  };
+  // The store-bound last sweep; the next pair's maxima alongside it when looking ahead.
+  auto store = [&](dim_t at, int lanes) {
+    for (int r = 0; r < 2; ++r) {
+      if (lanes == W) simd::store_f32(dst[r] + at, y(r, at, W));
+      else simd::store_f32(dst[r] + at, y(r, at, lanes), lanes);
+    }
+  };
+  pair_maxima next;
+  if (look_ahead) {
+    F mx[2][2] = {{F(neg_inf), F(neg_inf)}, {F(neg_inf), F(neg_inf)}};
+    maxima(ahead, mx, store);
+    next.known = true;
+    for (int r = 0; r < 2; ++r) next.max[r] = simd::reduce_max<A>(xsimd::max(mx[r][0], mx[r][1]));
+  } else {
+    for (i = 0; i < n; i += W) store(i, static_cast<int>(std::min<dim_t>(W, n - i)));
+  }
+  return next;
+}
+
 template <class A, class S, class D, bool kWithMin>
 void forward_dense_rows(const kernel_args& k, dim_t begin, dim_t end) {
   using F = vf<A>;
@@ -178,6 +310,14 @@ void forward_dense_rows(const kernel_args& k, dim_t begin, dim_t end) {
   if constexpr (kKeepExp) {
     if (!log && g.chunk == W && g.len > W) {
       for (; begin + 4 <= end; begin += 4) forward_four_rows<A, S, D>(k, begin);
+    }
+  }
+  if constexpr (std::is_same_v<S, float> && std::is_same_v<D, float> && !kWithMin) {
+    if ((k.alg == softmax_alg::softmax || log) && g.chunk >= g.len && g.len < kMinRangeRow) {
+      pair_maxima known;
+      for (; begin + 2 <= end; begin += 2) {
+        known = forward_row_pair<A>(k, begin, known, begin + 4 <= end);
+      }
     }
   }
   // Rows of one run up to 16 KB (in L1 with their dst) find the next row's max in their last
