@@ -300,14 +300,12 @@ void list_strips(plan& p) {
     if (tb.a < 0) return;
     const strip_tasks st = split_into_tasks(p, tb);
     if (st.col_tasks > 1 || st.tasks > st.min_chunk) return;
-    bool full = false;
+    // One strip per task (a single column task per row).
+    if (list.size() + static_cast<size_t>(st.tasks) > kMaxListed) return;
     for_each_strip(p, tb, st, nullptr, 0, st.tasks,
                    [&](int64_t src_off, int64_t dst_off, int64_t cn) {
-                     if (list.size() == kMaxListed) full = true;
-                     if (full) return;
                      list.push_back({src_off, dst_off, cn, i});
                    });
-    if (full) return;
   }
   p.listed_strips = std::move(list);
 }
