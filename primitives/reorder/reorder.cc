@@ -240,6 +240,20 @@ void prefetch_small(const plan& p, const void* src, const void* dst) {
   }
 }
 
+// The scales and zero points given at execution, checked against the attributes.
+absl::Status read_quant_args(const plan& p, const exec_args& args, quant_ptrs& q) {
+  const primitive_attr& a = p.attr;
+  TESSERA_ASSIGN_OR_RETURN(q.src_scale, quant_arg<float>(args, arg::src_scales, data_type::f32,
+                                                         a.src_scales, p.dst));
+  TESSERA_ASSIGN_OR_RETURN(q.dst_scale, quant_arg<float>(args, arg::dst_scales, data_type::f32,
+                                                         a.dst_scales, p.dst));
+  TESSERA_ASSIGN_OR_RETURN(q.src_zp, quant_arg<int32_t>(args, arg::src_zero_points,
+                                                        data_type::s32, a.src_zero_points, p.dst));
+  TESSERA_ASSIGN_OR_RETURN(q.dst_zp, quant_arg<int32_t>(args, arg::dst_zero_points,
+                                                        data_type::s32, a.dst_zero_points, p.dst));
+  return absl::OkStatus();
+}
+
 absl::Status execute_plan(const plan& p, const exec_args& args) {
   for (arg a : {arg::diff_src, arg::diff_dst}) {
     if (args.find(a)) {
@@ -253,16 +267,13 @@ absl::Status execute_plan(const plan& p, const exec_args& args) {
   prefetch_small(p, src->data, dst->data);
   exec_ctx ctx;
   const primitive_attr& a = p.attr;
-  TESSERA_ASSIGN_OR_RETURN(ctx.q.src_scale, quant_arg<float>(args, arg::src_scales, data_type::f32,
-                                                             a.src_scales, p.dst));
-  TESSERA_ASSIGN_OR_RETURN(ctx.q.dst_scale, quant_arg<float>(args, arg::dst_scales, data_type::f32,
-                                                             a.dst_scales, p.dst));
-  TESSERA_ASSIGN_OR_RETURN(ctx.q.src_zp, quant_arg<int32_t>(args, arg::src_zero_points,
-                                                            data_type::s32, a.src_zero_points,
-                                                            p.dst));
-  TESSERA_ASSIGN_OR_RETURN(ctx.q.dst_zp, quant_arg<int32_t>(args, arg::dst_zero_points,
-                                                            data_type::s32, a.dst_zero_points,
-                                                            p.dst));
+  // Without quantization attributes (most calls) the four lookups can only fail, on an argument
+  // given anyway: skipping them when none is given saves their StatusOr traffic.
+  const bool quantized = a.src_scales || a.dst_scales || a.src_zero_points || a.dst_zero_points;
+  if (quantized || args.find(arg::src_scales) || args.find(arg::dst_scales) ||
+      args.find(arg::src_zero_points) || args.find(arg::dst_zero_points)) {
+    TESSERA_RETURN_IF_ERROR(read_quant_args(p, args, ctx.q));
+  }
   if (a.oscale) ctx.q.oscale = a.oscale->values.data();
   if (a.sum) {
     ctx.q.has_sum = true;

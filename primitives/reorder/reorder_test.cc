@@ -115,6 +115,28 @@ TEST(Reorder, BadArgumentsLeaveDestinationUntouched) {
       big, "overlap");
 }
 
+TEST(Reorder, QuantizationArgumentsWithoutAttributesAreRejected) {
+  // A reorder without quantization attributes skips the scale and zero-point lookups unless one
+  // of those arguments is given; each of the four, given, is still an error.
+  auto s = md({4, 8}, data_type::f32, "ab"), d = md({4, 8}, data_type::s8, "ba");
+  auto r = reorder::create(s, d);
+  ASSERT_TRUE(r.ok()) << r.status();
+  std::vector<float> src(32, 1.f), dst(8, 7.f);  // 32 bytes: the s8 dst
+  float scale = 2.f;
+  int32_t zero_point = 3;
+  memory scale_mem{scalar_f32(), &scale};
+  memory zp_mem{*memory_desc::with_strides({1}, data_type::s32, {1}), &zero_point};
+  for (auto [which, m] : {std::pair{arg::src_scales, scale_mem}, std::pair{arg::dst_scales, scale_mem},
+                          std::pair{arg::src_zero_points, zp_mem},
+                          std::pair{arg::dst_zero_points, zp_mem}}) {
+    SCOPED_TRACE(std::string(name_of(which)));
+    exec_args args{{arg_from, {s, src.data()}}, {arg_to, {d, dst.data()}}};
+    args.set(which, m);
+    expect_fails_untouched(*r, args, dst, "given, but the reorder was created without it");
+  }
+  EXPECT_TRUE(r->execute({{arg_from, {s, src.data()}}, {arg_to, {d, dst.data()}}}).ok());
+}
+
 TEST(Reorder, CacheReturnsTheSamePlan) {
   auto s = md({8, 8}, data_type::f32, "ab"), d = md({8, 8}, data_type::bf16, "ba");
   auto a = reorder::create(s, d), b = reorder::create(s, d);
