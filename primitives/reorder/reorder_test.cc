@@ -126,9 +126,9 @@ TEST(Reorder, QuantizationArgumentsWithoutAttributesAreRejected) {
   int32_t zero_point = 3;
   memory scale_mem{scalar_f32(), &scale};
   memory zp_mem{*memory_desc::with_strides({1}, data_type::s32, {1}), &zero_point};
-  for (auto [which, m] : {std::pair{arg::src_scales, scale_mem}, std::pair{arg::dst_scales, scale_mem},
-                          std::pair{arg::src_zero_points, zp_mem},
-                          std::pair{arg::dst_zero_points, zp_mem}}) {
+  for (auto [which, m] :
+       {std::pair{arg::src_scales, scale_mem}, std::pair{arg::dst_scales, scale_mem},
+        std::pair{arg::src_zero_points, zp_mem}, std::pair{arg::dst_zero_points, zp_mem}}) {
     SCOPED_TRACE(std::string(name_of(which)));
     exec_args args{{arg_from, {s, src.data()}}, {arg_to, {d, dst.data()}}};
     args.set(which, m);
