@@ -129,7 +129,7 @@ std::shared_ptr<thread_pool> current_pool() {
 
 namespace runtime_internal {
 std::shared_ptr<spinning_pool> builtin_pool() {
-  effective_threads();
+  effective_threads();  // reads the environment (thread count, polling time) on first use
   runtime_threads& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
   return builtin_pool_locked(s);

@@ -192,13 +192,18 @@ struct quant_lanes {
         sum_zp(static_cast<float>(qp.dst_zp ? qp.dst_zp[0] : qp.sum_zp)),
         dst_scale(qp.dst_scale ? qp.dst_scale[0] : 1.f),
         dst_zp(qp.dst_zp ? static_cast<float>(qp.dst_zp[0]) : 0.f) {}
+  // The sum post-op's step: x + beta * (old_dst - sum zero point).
+  template <class D>
+  V add_sum(V x, const D* old_dst) const {
+    return x + beta * (load_as_f32<Arch>(old_dst) - sum_zp);
+  }
   // old_dst: the destination's current values (read only with the sum post-op).
   template <class D>
   V apply(V x, const D* old_dst) const {
     if (q.src_zp) x = x - src_zp;
     if (q.src_scale) x = x * src_scale;
     if (q.oscale) x = x * oscale;
-    if (q.has_sum) x = x + beta * (load_as_f32<Arch>(old_dst) - sum_zp);
+    if (q.has_sum) x = add_sum(x, old_dst);
     if (q.dst_scale) x = x / dst_scale;
     if (q.dst_zp) x = x + dst_zp;
     return x;
@@ -219,8 +224,7 @@ struct run_lanes {
     if constexpr (kQuant == run_quant::general) {
       return lanes.apply(x, old_dst);
     } else if constexpr (kQuant == run_quant::sum_only) {
-      // quant_lanes::apply's sum step, the only one that applies.
-      return x + lanes.beta * (load_as_f32<Arch>(old_dst) - lanes.sum_zp);
+      return lanes.add_sum(x, old_dst);  // apply's only step that applies
     } else {
       return x;
     }
