@@ -22,6 +22,7 @@ struct arch_kernels {
   std::string name;
   void (*exp)(const float*, float*, int64_t);
   void (*exp_nonpositive)(const float*, float*, int64_t);  // exp_nonpositive_f32
+  bool (*exp_minus)(const float*, float*, int64_t, float, float);  // exp_minus_f32
   void (*log)(const float*, float*, int64_t);
   float (*max)(const float*, int64_t);
   float (*sum)(const float*, int64_t);
@@ -31,7 +32,7 @@ struct arch_kernels {
 template <class Arch>
 arch_kernels kernels_of(const char* name) {
   return {name, &internal::exp_kernel<Arch>, &internal::exp_nonpositive_kernel<Arch>,
-          &internal::log_kernel<Arch>,
+          &internal::exp_minus_kernel<Arch>, &internal::log_kernel<Arch>,
           &internal::max_kernel<Arch>, &internal::sum_kernel<Arch>,
           f32_lanes<Arch>};
 }
@@ -135,6 +136,139 @@ TEST(ExpNonpositive, NanAndEveryLengthOnEveryIsa) {
         } else {
           EXPECT_LE(ulp_error(y[i], std::exp(static_cast<double>(x[i]))), 1.5)
               << k.name << " n=" << n << " i=" << i;
+        }
+      }
+    }
+  }
+}
+
+// f32s of [lo, c] at about `points` evenly spaced bit patterns (both ends and 0 included), and
+// as many again within 0.05 of each end.
+std::vector<float> range_sweep(float lo, float c, int points) {
+  std::vector<float> xs = {lo, c};
+  if (lo <= 0 && c >= 0) xs.push_back(0.f);
+  auto add = [&](float from, float to) {  // from <= to, same sign
+    if (std::fabs(from) > std::fabs(to)) std::swap(from, to);
+    const uint32_t span = std::bit_cast<uint32_t>(std::fabs(to)) - std::bit_cast<uint32_t>(std::fabs(from));
+    for (const float x : sweep(std::fabs(from), std::fabs(to), std::max<uint32_t>(1, span / points))) {
+      xs.push_back(to < 0 ? -x : x);
+    }
+  };
+  if (c <= 0) add(lo, c);
+  else if (lo >= 0) add(lo, c);
+  else add(lo, -1e-30f), add(1e-30f, c);
+  // The last 0.05 at each end densely: where |x - r| may reach past 2^(E+1).
+  for (float end : {lo, c}) {
+    const float inner = end < 0 ? std::min(end + 0.05f, c) : std::max(end - 0.05f, lo);
+    if ((inner < 0) == (end < 0) && inner != 0) add(std::min(inner, end), std::max(inner, end));
+  }
+  return xs;
+}
+
+// exp(x - c) against double precision for every x of [lo, c] that make() accepts; the worst
+// errors, as worst_exp_errors.
+exp_errors worst_exp_minus_errors(const arch_kernels& k, float c, float lo, bool& accepted) {
+  const std::vector<float> xs = range_sweep(lo, c, 20000);
+  std::vector<float> y(xs.size());
+  accepted = k.exp_minus(xs.data(), y.data(), static_cast<int64_t>(xs.size()), c, lo);
+  exp_errors e;
+  if (!accepted) return e;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const double want = std::exp(static_cast<double>(xs[i]) - static_cast<double>(c));
+    const double err = ulp_error(y[i], want);
+    if (want >= std::numeric_limits<float>::min()) {
+      if (err > e.normal) e.normal = err, e.at = xs[i];
+    } else {
+      e.denormal = std::max(e.denormal, err);
+    }
+  }
+  return e;
+}
+
+// exp_minus_f32 on avx512bw: ranges of every scale it accepts, those at the edge of the
+// exactness condition (max(|lo|, |c|) just inside 2^(E+1) - margin, where a t1 that rounds would
+// show as ~2^(E-22) absolute: hundreds of ulp), c = 0, negative c, c far above lo (denormal and
+// zero results), and random ranges. 1.1 ulp at most on normal results (the bound its comment
+// states), 1 ulp on denormal ones. Other archs decline every range.
+TEST(ExpMinus, AccuracyOverRangesOfEveryScaleOnAvx512bw) {
+  struct range {
+    float c, lo;
+  };
+  std::vector<range> ranges = {{4.99f, -5.f},  {5.f, -5.f},      {88.f, 72.f},   {127.f, 40.f},
+                               {0.f, -100.f},  {-1.f, -17.f},    {-1.f, -100.f}, {0.5f, -0.5f},
+                               {0.f, -0.01f},  {511.f, 411.f},   {7.97f, -7.97f}, {1.97f, -1.97f},
+                               {7.5f, -7.99f}, {-0.25f, -0.3f},  {300.f, 190.f}, {1.f, -511.f}};
+  // Ends within 0.03 of 2^(E+1) (c a multiple of 2^-16, so that E may be the larger one).
+  for (float edge : {1.995f, 7.99f, 7.995f, 31.985f, 255.9f, 511.7f}) {
+    const float c = std::ldexp(std::nearbyint(std::ldexp(edge, 16)), -16);
+    ranges.push_back({c, -c});
+    ranges.push_back({c, c - 3.f});
+    ranges.push_back({0.f, -c});
+  }
+  std::mt19937 rng(5);
+  for (int i = 0; i < 300; ++i) {
+    // c with few mantissa bits now and then (so that negative and small c are accepted too).
+    float c = std::uniform_real_distribution<float>(-60.f, 400.f)(rng);
+    if (i % 2) c = std::ldexp(std::nearbyint(std::ldexp(c, 4)), -4);
+    ranges.push_back({c, c - std::uniform_real_distribution<float>(0.f, 130.f)(rng)});
+  }
+  for (const arch_kernels& k : every_arch()) {
+    int accepted_count = 0;
+    exp_errors worst;
+    for (const range& r : ranges) {
+      bool accepted = false;
+      const exp_errors e = worst_exp_minus_errors(k, r.c, r.lo, accepted);
+      if (k.name != "avx512bw") {
+        EXPECT_FALSE(accepted) << k.name;
+        continue;
+      }
+      accepted_count += accepted;
+      if (e.normal > worst.normal) worst.normal = e.normal, worst.at = e.at;
+      worst.denormal = std::max(worst.denormal, e.denormal);
+      EXPECT_LE(e.normal, 1.1) << "c=" << r.c << " lo=" << r.lo << " at x=" << e.at;
+      EXPECT_LE(e.denormal, 1.0) << "c=" << r.c << " lo=" << r.lo;
+    }
+    if (k.name == "avx512bw") {
+      std::printf("exp_minus avx512bw: %d of %zu ranges accepted; max error %.3f ulp (normal, at "
+                  "x=%a), %.3f ulp (denormal)\n",
+                  accepted_count, ranges.size(), worst.normal, worst.at, worst.denormal);
+      EXPECT_GE(accepted_count, 16 + 18 + 150) << "the fixed and edge ranges, the random ones with short c";
+    }
+  }
+}
+
+// What make() must decline on avx512bw: a c that is not a multiple of 2^(E-23) (8 - 2^-21 needs
+// E = 3), ranges reaching 511.8, non-finite ends, lo > c. The edge cases it accepts are above.
+TEST(ExpMinus, DeclinesRangesItCannotComputeExactly) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::pair<float, float> declined[] = {{0.01f, -5.f},  {std::nextafter(8.f, 0.f), -7.f},
+                                              {600.f, 590.f}, {1.f, -512.f},
+                                              {511.9f, 500.f}, {0.f, -inf},
+                                              {inf, 0.f},     {nan, 0.f},
+                                              {0.f, nan},     {1.f, 2.f}};
+  for (const arch_kernels& k : every_arch()) {
+    for (const auto& [c, lo] : declined) {
+      float x = 0, y = 7.f;
+      EXPECT_FALSE(k.exp_minus(&x, &y, 1, c, lo)) << k.name << " c=" << c << " lo=" << lo;
+      EXPECT_EQ(y, 7.f) << k.name;
+    }
+  }
+}
+
+TEST(ExpMinus, NanAndEveryLengthOnAvx512bw) {
+  for (const arch_kernels& k : every_arch()) {
+    if (k.name != "avx512bw") continue;
+    for (int n = 1; n <= 33; ++n) {
+      std::vector<float> x(n), y(n);
+      for (int i = 0; i < n; ++i) x[i] = 2.5f - 3.3f * static_cast<float>(i);
+      x[n / 2] = std::numeric_limits<float>::quiet_NaN();
+      ASSERT_TRUE(k.exp_minus(x.data(), y.data(), n, 2.5f, 2.5f - 3.3f * 33));
+      for (int i = 0; i < n; ++i) {
+        if (i == n / 2) {
+          EXPECT_TRUE(std::isnan(y[i])) << "n=" << n;
+        } else {
+          EXPECT_LE(ulp_error(y[i], std::exp(static_cast<double>(x[i]) - 2.5)), 1.1) << "n=" << n << " i=" << i;
         }
       }
     }

@@ -31,6 +31,14 @@ void exp_nonpositive_kernel(const float* src, float* dst, int64_t n) {
 }
 
 template <class Arch>
+bool exp_minus_kernel(const float* src, float* dst, int64_t n, float c, float lo) {
+  const auto exp_minus = exp_minus_f32<Arch>::make(c, lo);
+  if (!exp_minus) return false;
+  map_kernel<Arch>(src, dst, n, *exp_minus);
+  return true;
+}
+
+template <class Arch>
 void log_kernel(const float* src, float* dst, int64_t n) {
   map_kernel<Arch>(src, dst, n, [](auto v) { return log_f32(v); });
 }
@@ -80,6 +88,7 @@ float sum_kernel(const float* src, int64_t n) {
 
 template void exp_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t);
 template void exp_nonpositive_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t);
+template bool exp_minus_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t, float, float);
 template void log_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t);
 template void scaled_exp_f64_kernel<TESSERA_SIMD_ARCH>(const double*, double*, int64_t, double);
 template float max_kernel<TESSERA_SIMD_ARCH>(const float*, int64_t);

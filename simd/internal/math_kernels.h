@@ -1,5 +1,5 @@
-// Array forms of exp_f32, exp_nonpositive_f32, log_f32, scaled_exp_f64, reduce_max and reduce_sum,
-// instantiated per ISA so tests and benchmarks can run each under every ISA (math_kernels.cc).
+// Array forms of exp_f32, exp_nonpositive_f32, exp_minus_f32, log_f32, scaled_exp_f64, reduce_max
+// and reduce_sum, instantiated per ISA so tests and benchmarks can run each under every ISA (math_kernels.cc).
 #ifndef TESSERA_SIMD_INTERNAL_MATH_KERNELS_H_
 #define TESSERA_SIMD_INTERNAL_MATH_KERNELS_H_
 
@@ -12,6 +12,10 @@ void exp_kernel(const float* src, float* dst, int64_t n);
 // exp_nonpositive_f32 (inputs in [-110, 0] or NaN).
 template <class Arch>
 void exp_nonpositive_kernel(const float* src, float* dst, int64_t n);
+// dst[i] = exp(src[i] - c) through exp_minus_f32 made for the range [lo, c]; false (dst not
+// written) when make() declines.
+template <class Arch>
+bool exp_minus_kernel(const float* src, float* dst, int64_t n, float c, float lo);
 template <class Arch>
 void log_kernel(const float* src, float* dst, int64_t n);
 // dst[i] = exp(src[i]) * scale through scaled_exp_f64.
