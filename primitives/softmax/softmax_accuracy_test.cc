@@ -14,6 +14,7 @@
 // The largest error seen per kernel and type is printed (in units of the bound's eps).
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <random>
@@ -376,6 +377,42 @@ TEST(SoftmaxAccuracy, RowsWhoseMaxHasTheLargestExponent) {
     for (dim_t r = 0; r < rows; ++r) {
       std::uniform_real_distribution<double> d(ranges[r % 4].first, ranges[r % 4].second);
       for (dim_t i = 0; i < len; ++i) v[r * len + i] = d(rng);
+    }
+    for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::logsoftmax}) {
+      check_special({rows, len}, 1, plain({rows, len}, data_type::f32), v, alg);
+    }
+  }
+}
+
+// On avx512bw the dense forward kernel computes exp(x - max) of rows of 512 or more elements
+// without rounding x - max (simd::exp_minus_f32) when the row's range allows it: max a multiple
+// of 2^(E-23) and every |x| below about 2^(E+1). Rows spanning ~85 below maxima of 0, -1, -0.5,
+// 100.5 and 64 take it, as do rows whose ends are within 0.03 of 2^(E+1) (-7.99 .. 7.99,
+// 0 .. -31.99): there the exactness of its reduction is at its limit. An exp off by x - max's
+// rounding would be ~2^-17 relative in the small outputs (64 eps). Rows of random logits
+// between them take the other paths, so a range taken from the wrong row shows too.
+TEST(SoftmaxAccuracy, RowsWhoseMaxIsAShortMultiple) {
+  std::mt19937 rng(17);
+  const float near8 = std::ldexp(std::nearbyint(std::ldexp(7.99f, 16)), -16);
+  const float near32 = std::ldexp(std::nearbyint(std::ldexp(31.99f, 16)), -16);
+  const std::pair<double, double> ranges[] = {{0, -85},   {-1, -86},     {-0.5, -85.5},
+                                              {100.5, 15.5}, {64, -20}, {near8, -near8},
+                                              {0, -near32}};
+  for (dim_t len : {512, 1000, 4100}) {
+    const dim_t rows = 2 * static_cast<dim_t>(std::size(ranges));
+    std::vector<double> v(static_cast<size_t>(rows * len));
+    for (dim_t r = 0; r < rows; ++r) {
+      double* row = &v[static_cast<size_t>(r * len)];
+      if (r % 2) {
+        std::uniform_real_distribution<double> d(-3, 4.7);
+        for (dim_t i = 0; i < len; ++i) row[i] = d(rng);
+        continue;
+      }
+      const auto [top, bottom] = ranges[r / 2];
+      std::uniform_real_distribution<double> d(bottom, top);
+      for (dim_t i = 0; i < len; ++i) row[i] = static_cast<float>(d(rng));
+      row[(r * 7) % len] = top;  // the max, exactly
+      row[(r * 7 + 3) % len] = bottom;
     }
     for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::logsoftmax}) {
       check_special({rows, len}, 1, plain({rows, len}, data_type::f32), v, alg);

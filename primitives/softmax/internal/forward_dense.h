@@ -390,7 +390,6 @@ void forward_dense_rows(const kernel_args& k, dim_t begin, dim_t end) {
 
     // Pass 2: sum of exp(x - max).
     split_sum<A> k0;
-    const bool keep = kKeepExp && !log;
     // Other destination types keep the exps of a single-run row in a per-thread f32 row instead
     // of computing them twice.
     float* ex = nullptr;
@@ -407,11 +406,9 @@ void forward_dense_rows(const kernel_args& k, dim_t begin, dim_t end) {
     if (row + 1 < end && worth_prefetching_rows(g, sizeof(S))) {
       next_row = reinterpret_cast<const char*>(static_cast<const S*>(k.in0) + k.rows.offset_of(row + 1));
     }
-    auto sum_exps = [&](auto max_dominates_tag) {
-      auto exp_of = [&](F x) {
-        if constexpr (decltype(max_dominates_tag)::value) return exp_diff_max_dominates<A>(x, m);
-        else return exp_diff<A>(x, m);
-      };
+    // exp_of(x) = exp(x - max), by the cheapest method the row's range allows.
+    auto sum_exps_of = [&](auto&& exp_of, auto log_tag) {
+      constexpr bool kLog = decltype(log_tag)::value;
       for_each_run(g, [&](dim_t off, dim_t n) {
         const S* p = src + off;
         D* q = dst + off;
@@ -425,13 +422,13 @@ void forward_dense_rows(const kernel_args& k, dim_t begin, dim_t end) {
           F x[4], e[4];
           for (int j = 0; j < 4; ++j) x[j] = simd::load_f32<A>(p + i + j * W);
           for (int j = 0; j < 4; ++j) e[j] = exp_of(x[j]);
-          if (log) {
+          if constexpr (kLog) {
             k0.add4(x, m, e);
           } else {
             k0.rest.add((e[0] + e[1]) + (e[2] + e[3]));
           }
           if constexpr (kKeepExp) {
-            if (keep) {
+            if (!kLog) {
               for (int j = 0; j < 4; ++j) simd::store_f32(q + i + j * W, e[j]);
             }
           } else if (ex) {
@@ -450,10 +447,10 @@ void forward_dense_rows(const kernel_args& k, dim_t begin, dim_t end) {
             // NaN is not a max.
             x = ::tessera::simd::select(inside, x, F(std::numeric_limits<float>::quiet_NaN()));
           }
-          if (log) k0.add(x, m, e);
+          if constexpr (kLog) k0.add(x, m, e);
           else k0.rest.add(e);
           if constexpr (kKeepExp) {
-            if (keep) {
+            if (!kLog) {
               if (rest == W) simd::store_f32(q + i, e);
               else simd::store_f32(q + i, e, rest);
             }
@@ -464,11 +461,23 @@ void forward_dense_rows(const kernel_args& k, dim_t begin, dim_t end) {
         }
       });
     };
+    // The algorithm as a compile-time flag: one loop holding both sums spilled the exp's
+    // constants to the stack.
+    auto sum_exps = [&](auto&& exp_of) {
+      if (log) sum_exps_of(exp_of, std::true_type{});
+      else sum_exps_of(exp_of, std::false_type{});
+    };
+    auto two_sum = [&](F x) { return exp_diff<A>(x, m); };
     if constexpr (kWithMin) {
-      if (max_dominates(mx, mn)) sum_exps(std::true_type{});
-      else sum_exps(std::false_type{});
+      if (const auto exp_minus = simd::exp_minus_f32<A>::make(mx, mn)) {
+        sum_exps([&](F x) { return (*exp_minus)(x); });
+      } else if (max_dominates(mx, mn)) {
+        sum_exps([&](F x) { return exp_diff_max_dominates<A>(x, m); });
+      } else {
+        sum_exps(two_sum);
+      }
     } else {
-      sum_exps(std::false_type{});
+      sum_exps(two_sum);
     }
     const row_total total = reduce<A>(k0);
 

@@ -4,7 +4,9 @@
 //
 // Arithmetic is f32. Three things keep the f32 result within a few ulp of the exact one:
 //  * x - max is computed with its rounding error (TwoSum) and exp(x - max) is corrected by it:
-//    without it, rows whose values span ~80 lose up to 2^6 ulp in the small outputs;
+//    without it, rows whose values span ~80 lose up to 2^6 ulp in the small outputs (the dense
+//    forward kernel takes simd::exp_minus_f32 instead where the row's range allows: it never
+//    rounds x - max);
 //  * exp is simd::exp_nonpositive_f32 (1.00 ulp on avx512bw, 1.24 elsewhere, measured by
 //    //simd:math_test); loads, stores and tails are simd/convert.h and simd/tail.h.
 #ifndef TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_KERNEL_MATH_H_
