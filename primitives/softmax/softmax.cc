@@ -259,6 +259,24 @@ absl::StatusOr<float> scale_value(const exec_args& args, arg a) {
   return v;
 }
 
+// An argument the primitive does not read is an error, as for the reorder: a scale given to a
+// softmax created without that attribute would otherwise be silently ignored. `reads(a)`: whether
+// this execution reads argument a.
+template <class Reads>
+absl::Status reject_unread(const exec_args& args, const char* primitive, Reads&& reads) {
+  for (int i = 0; i < static_cast<int>(arg::kCount); ++i) {
+    const arg a = static_cast<arg>(i);
+    if (reads(a) || args.find(a) == nullptr) continue;
+    if (a == arg::src_scales || a == arg::dst_scales) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          primitive, ": ", name_of(a), " given, but the primitive was created without it"));
+    }
+    return absl::InvalidArgumentError(
+        absl::StrCat(primitive, " takes no ", name_of(a), " argument"));
+  }
+  return absl::OkStatus();
+}
+
 const void* at_offset0(const void* p, const memory_desc& md) {
   return static_cast<const char*>(p) + md.offset0() * (bits_of(md.dt()) / 8);
 }
@@ -343,13 +361,17 @@ absl::StatusOr<softmax_forward> softmax_forward::create(softmax_alg alg, const m
 absl::Status softmax_forward::execute(const exec_args& args) const {
   const plan& pl = *plan_;
   verbose_exec trace([&] { return describe(pl); });
+  const primitive_attr& attr = pl.prob.attr;
+  TESSERA_RETURN_IF_ERROR(reject_unread(args, "softmax forward", [&](arg a) {
+    return a == arg::src || a == arg::dst || (a == arg::src_scales && attr.src_scales) ||
+           (a == arg::dst_scales && attr.dst_scales);
+  }));
   TESSERA_ASSIGN_OR_RETURN(bound src, bind(args, arg::src, pl.prob.in0));
   TESSERA_ASSIGN_OR_RETURN(bound dst, bind(args, arg::dst, pl.prob.out));
   TESSERA_RETURN_IF_ERROR(check_aliasing(src, pl.prob.in0, "src", dst, pl.prob.out, "dst"));
   // In double: the scales reach only the reference kernel, whose f64 outputs would otherwise
   // carry the f32 rounding of src_scale / dst_scale (a 3e-8 relative error).
   double scale = 1.0;
-  const primitive_attr& attr = pl.prob.attr;
   if (attr.oscale) scale = attr.oscale->values[0];
   if (attr.src_scales) {
     TESSERA_ASSIGN_OR_RETURN(float s, scale_value(args, arg::src_scales));
@@ -415,6 +437,9 @@ absl::StatusOr<softmax_backward> softmax_backward::create(softmax_alg alg,
 absl::Status softmax_backward::execute(const exec_args& args) const {
   const plan& pl = *plan_;
   verbose_exec trace([&] { return describe(pl); });
+  TESSERA_RETURN_IF_ERROR(reject_unread(args, "softmax backward", [](arg a) {
+    return a == arg::dst || a == arg::diff_dst || a == arg::diff_src;
+  }));
   TESSERA_ASSIGN_OR_RETURN(bound y, bind(args, arg::dst, pl.prob.in0));
   TESSERA_ASSIGN_OR_RETURN(bound dy, bind(args, arg::diff_dst, pl.prob.in1));
   TESSERA_ASSIGN_OR_RETURN(bound dx, bind(args, arg::diff_src, pl.prob.out));

@@ -473,6 +473,55 @@ TEST(SoftmaxBadInput, ExecuteErrorsWriteNothing) {
   EXPECT_EQ(dd, dd0);
 }
 
+// Arguments the primitive would not read are errors, as for the reorder: scales its attributes
+// do not ask for, zero points, and the other direction's tensors. Nothing is written.
+TEST(SoftmaxBadInput, ArgumentsThePrimitiveDoesNotReadAreRejected) {
+  const memory_desc f32 = plain({4, 5}, data_type::f32);
+  auto src = buffer(f32, 0x11);
+  auto dst = buffer(f32, 0x22);
+  auto extra = buffer(f32, 0x33);
+  const auto dst0 = dst, extra0 = extra;
+  float scale = 2.f;
+  const memory_desc one = *memory_desc::with_strides({1}, data_type::f32, {1});
+  auto fwd = softmax_forward::create(softmax_alg::softmax, f32, f32, 1);
+  auto bwd = softmax_backward::create(softmax_alg::softmax, f32, f32, f32, 1);
+  ASSERT_TRUE(fwd.ok() && bwd.ok());
+  const std::pair<arg, std::string> forward_cases[] = {
+      {arg::src_scales, "src_scales given, but the primitive was created without it"},
+      {arg::dst_scales, "dst_scales given, but the primitive was created without it"},
+      {arg::src_zero_points, "takes no src_zero_points"},
+      {arg::diff_dst, "takes no diff_dst"},
+      {arg::diff_src, "takes no diff_src"}};
+  for (const auto& [which, message] : forward_cases) {
+    SCOPED_TRACE(std::string(name_of(which)));
+    exec_args args{{arg::src, {f32, src.data()}}, {arg::dst, {f32, dst.data()}}};
+    if (which == arg::diff_dst || which == arg::diff_src) args.set(which, memory{f32, extra.data()});
+    else args.set(which, memory{one, &scale});
+    const absl::Status st = fwd->execute(args);
+    EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(st.message()), HasSubstr(message));
+    EXPECT_EQ(dst, dst0);
+  }
+  for (arg which : {arg::src, arg::dst_scales}) {
+    SCOPED_TRACE(std::string(name_of(which)));
+    exec_args args{{arg::dst, {f32, dst.data()}},
+                   {arg::diff_dst, {f32, src.data()}},
+                   {arg::diff_src, {f32, extra.data()}}};
+    if (which == arg::src) args.set(which, memory{f32, src.data()});
+    else args.set(which, memory{one, &scale});
+    const absl::Status st = bwd->execute(args);
+    EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(st.message()), HasSubstr("softmax backward"));
+    EXPECT_EQ(extra, extra0);
+  }
+  // The same calls without the extra argument run.
+  EXPECT_TRUE(fwd->execute({{arg::src, {f32, src.data()}}, {arg::dst, {f32, dst.data()}}}).ok());
+  EXPECT_TRUE(bwd->execute({{arg::dst, {f32, dst.data()}},
+                            {arg::diff_dst, {f32, src.data()}},
+                            {arg::diff_src, {f32, extra.data()}}})
+                  .ok());
+}
+
 TEST(Softmax, RankTwelveAndEmpty) {
   std::vector<dim_t> dims(12, 1);
   dims[3] = 3;
