@@ -71,13 +71,12 @@ struct exp_errors {
   double normal = 0, denormal = 0;
   float at = 0;
 };
-exp_errors worst_exp_errors(void (*exp)(const float*, float*, int64_t),
-                            const std::vector<float>& xs, std::vector<float>& y) {
-  y.resize(xs.size());
-  exp(xs.data(), y.data(), static_cast<int64_t>(xs.size()));
+
+// The worst errors of y[i] against exp(xs[i] - shift) in double precision.
+exp_errors tally_exp_errors(const std::vector<float>& xs, const std::vector<float>& y, double shift) {
   exp_errors e;
   for (size_t i = 0; i < xs.size(); ++i) {
-    const double want = std::exp(static_cast<double>(xs[i]));
+    const double want = std::exp(static_cast<double>(xs[i]) - shift);
     const double err = ulp_error(y[i], want);
     if (want >= std::numeric_limits<float>::min()) {
       if (err > e.normal) e.normal = err, e.at = xs[i];
@@ -86,6 +85,13 @@ exp_errors worst_exp_errors(void (*exp)(const float*, float*, int64_t),
     }
   }
   return e;
+}
+
+exp_errors worst_exp_errors(void (*exp)(const float*, float*, int64_t),
+                            const std::vector<float>& xs, std::vector<float>& y) {
+  y.resize(xs.size());
+  exp(xs.data(), y.data(), static_cast<int64_t>(xs.size()));
+  return tally_exp_errors(xs, y, 0.0);
 }
 
 TEST(Exp, AccuracyOverADenseSweepOnEveryIsa) {
@@ -171,18 +177,7 @@ exp_errors worst_exp_minus_errors(const arch_kernels& k, float c, float lo, bool
   const std::vector<float> xs = range_sweep(lo, c, 20000);
   std::vector<float> y(xs.size());
   accepted = k.exp_minus(xs.data(), y.data(), static_cast<int64_t>(xs.size()), c, lo);
-  exp_errors e;
-  if (!accepted) return e;
-  for (size_t i = 0; i < xs.size(); ++i) {
-    const double want = std::exp(static_cast<double>(xs[i]) - static_cast<double>(c));
-    const double err = ulp_error(y[i], want);
-    if (want >= std::numeric_limits<float>::min()) {
-      if (err > e.normal) e.normal = err, e.at = xs[i];
-    } else {
-      e.denormal = std::max(e.denormal, err);
-    }
-  }
-  return e;
+  return accepted ? tally_exp_errors(xs, y, c) : exp_errors{};
 }
 
 // exp_minus_f32 on avx512bw: ranges of every scale it accepts, those at the edge of the
