@@ -159,7 +159,9 @@ class exp_minus_f32 {
       if (!std::isfinite(c) || !std::isfinite(lo) || lo > c) return std::nullopt;
       // Once per softmax row, on the path from the row's max to its exp sweep: bit operations,
       // two roundings and a table, no libm call or division.
-      auto pow2 = [](int k) { return std::bit_cast<double>(static_cast<uint64_t>(k + 1023) << 52); };
+      auto pow2 = [](int k) {
+        return std::bit_cast<double>(static_cast<uint64_t>(k + 1023) << 52);
+      };
       const float bound = std::max(std::fabs(lo), std::fabs(c));
       // bound's exponent (denormals and 0 read -127; E is at least -5 anyway).
       int e = std::max(-5, static_cast<int>((std::bit_cast<uint32_t>(bound) >> 23) & 0xffu) - 127);
@@ -192,8 +194,10 @@ class exp_minus_f32 {
 #if defined(__AVX512F__)
     if constexpr (std::is_base_of_v<xsimd::avx512bw, Arch>) {
       // shifted = 1.5 * 2^23 + n: n's low five bits index the table.
-      const __m512 shifted = _mm512_fmadd_ps(x, _mm512_set1_ps(0x1.715476p+5f), _mm512_set1_ps(shift_));
-      const __m512 n32 = _mm512_fmadd_ps(shifted, _mm512_set1_ps(1.f / 32), _mm512_set1_ps(-0x1.8p23f / 32));
+      const __m512 shifted =
+          _mm512_fmadd_ps(x, _mm512_set1_ps(0x1.715476p+5f), _mm512_set1_ps(shift_));
+      const __m512 n32 =
+          _mm512_fmadd_ps(shifted, _mm512_set1_ps(1.f / 32), _mm512_set1_ps(-0x1.8p23f / 32));
       const __m512 t1 = _mm512_fmadd_ps(n32, _mm512_set1_ps(ln2_hi_), _mm512_set1_ps(c_));  // exact
       const __m512 r = _mm512_fnmadd_ps(n32, _mm512_set1_ps(ln2_lo_), _mm512_sub_ps(x, t1));
       const __m512 low = _mm512_setr_ps(0x1p+0f, 0x1.059b0ep+0f, 0x1.0b5586p+0f, 0x1.11301ep+0f,

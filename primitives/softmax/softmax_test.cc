@@ -495,8 +495,11 @@ TEST(SoftmaxBadInput, ArgumentsThePrimitiveDoesNotReadAreRejected) {
   for (const auto& [which, message] : forward_cases) {
     SCOPED_TRACE(std::string(name_of(which)));
     exec_args args{{arg::src, {f32, src.data()}}, {arg::dst, {f32, dst.data()}}};
-    if (which == arg::diff_dst || which == arg::diff_src) args.set(which, memory{f32, extra.data()});
-    else args.set(which, memory{one, &scale});
+    if (which == arg::diff_dst || which == arg::diff_src) {
+      args.set(which, memory{f32, extra.data()});
+    } else {
+      args.set(which, memory{one, &scale});
+    }
     const absl::Status st = fwd->execute(args);
     EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
     EXPECT_THAT(std::string(st.message()), HasSubstr(message));

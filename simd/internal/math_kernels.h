@@ -1,5 +1,6 @@
 // Array forms of exp_f32, exp_nonpositive_f32, exp_minus_f32, log_f32, scaled_exp_f64, reduce_max
-// and reduce_sum, instantiated per ISA so tests and benchmarks can run each under every ISA (math_kernels.cc).
+// and reduce_sum, instantiated per ISA so tests and benchmarks can run each under every ISA
+// (math_kernels.cc).
 #ifndef TESSERA_SIMD_INTERNAL_MATH_KERNELS_H_
 #define TESSERA_SIMD_INTERNAL_MATH_KERNELS_H_
 

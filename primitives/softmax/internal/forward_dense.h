@@ -393,10 +393,9 @@ void forward_dense_rows(const kernel_args& k, dim_t begin, dim_t end) {
       });
     }
     if (!have_this) {
-      this_choice =
-          choose(simd::reduce_max<A>(xsimd::max(xsimd::max(m0, m1), xsimd::max(m2, m3))),
-                 kWithMin ? -simd::reduce_max<A>(-xsimd::min(xsimd::min(n0, n1), xsimd::min(n2, n3)))
-                          : 0.f);
+      const float mx = simd::reduce_max<A>(xsimd::max(xsimd::max(m0, m1), xsimd::max(m2, m3)));
+      const F mn = xsimd::min(xsimd::min(n0, n1), xsimd::min(n2, n3));
+      this_choice = choose(mx, kWithMin ? -simd::reduce_max<A>(-mn) : 0.f);
     }
     const float mx = this_choice.max;
     const F m(mx);
