@@ -423,9 +423,9 @@ void forward_dense_rows(const kernel_args& k, dim_t begin, dim_t end) {
         ex = scratch.data();
       }
     }
-    // Pass 2 is compute-bound: it fetches the next row into L1 meanwhile, so that row's pass 1
-    // does not wait on L2/L3. Only for single-run rows that fit L1 with this one.
-    // The row the last sweep will read (two ahead), else the next one.
+    // Pass 2 is compute-bound: it fetches into L1 meanwhile the row the last sweep will read (two
+    // ahead; else the next row), so that sweep does not wait on L2/L3. Only for single-run rows
+    // that fit L1 with this one.
     const char* next_row = nullptr;
     if (row + 1 < end && worth_prefetching_rows(g, sizeof(S))) {
       next_row = ahead != nullptr ? reinterpret_cast<const char*>(ahead)
