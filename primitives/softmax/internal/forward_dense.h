@@ -345,10 +345,8 @@ void forward_dense_rows(const kernel_args& k, dim_t begin, dim_t end) {
     }
     return c;
   };
-  bool have_this = false;  // this row's choice, made during the previous row
-  exp_choice this_choice;
-  bool have_next = false;  // the next row's range, found two rows back
-  row_range next{neg_inf, -neg_inf};
+  std::optional<exp_choice> this_choice;  // this row's, made during the previous row
+  std::optional<row_range> next;          // the next row's range, found two rows back
   for (dim_t row = begin; row < end; ++row) {
     const dim_t base = k.rows.offset_of(row);
     const S* src = static_cast<const S*>(k.in0) + base;
@@ -359,9 +357,9 @@ void forward_dense_rows(const kernel_args& k, dim_t begin, dim_t end) {
 
     // Pass 1: max, and min for rows of kMinRangeRow or more (the min only chooses the exp),
     // unless a row two back found them.
-    F m0(neg_inf), m1(neg_inf), m2(neg_inf), m3(neg_inf);
-    F n0(-neg_inf), n1(-neg_inf), n2(-neg_inf), n3(-neg_inf);
-    if (!have_this) {
+    if (!this_choice) {
+      F m0(neg_inf), m1(neg_inf), m2(neg_inf), m3(neg_inf);
+      F n0(-neg_inf), n1(-neg_inf), n2(-neg_inf), n3(-neg_inf);
       for_each_run(g, [&](dim_t off, dim_t n) {
         const S* p = src + off;
         dim_t i = 0;
@@ -391,13 +389,11 @@ void forward_dense_rows(const kernel_args& k, dim_t begin, dim_t end) {
           }
         }
       });
-    }
-    if (!have_this) {
       const float mx = simd::reduce_max<A>(xsimd::max(xsimd::max(m0, m1), xsimd::max(m2, m3)));
       const F mn = xsimd::min(xsimd::min(n0, n1), xsimd::min(n2, n3));
       this_choice = choose(mx, kWithMin ? -simd::reduce_max<A>(-mn) : 0.f);
     }
-    const float mx = this_choice.max;
+    const float mx = this_choice->max;
     const F m(mx);
 
     if (mx == neg_inf && k.alg == softmax_alg::softmax_inf_as_zero) {
@@ -407,7 +403,8 @@ void forward_dense_rows(const kernel_args& k, dim_t begin, dim_t end) {
         for (; i + W <= n; i += W) simd::store_f32(q + i, F(0.f));
         if (i < n) simd::store_f32(q + i, F(0.f), static_cast<int>(n - i));
       });
-      have_this = have_next = false;
+      this_choice.reset();
+      next.reset();
       continue;
     }
 
@@ -495,9 +492,9 @@ void forward_dense_rows(const kernel_args& k, dim_t begin, dim_t end) {
     };
     auto two_sum = [&](F x) { return exp_diff<A>(x, m); };
     if constexpr (kWithMin) {
-      if (const auto& exp_minus = this_choice.minus) {
+      if (const auto& exp_minus = this_choice->minus) {
         sum_exps([&](F x) { return (*exp_minus)(x); });
-      } else if (this_choice.dominates) {
+      } else if (this_choice->dominates) {
         sum_exps([&](F x) { return exp_diff_max_dominates<A>(x, m); });
       } else {
         sum_exps(two_sum);
@@ -507,36 +504,36 @@ void forward_dense_rows(const kernel_args& k, dim_t begin, dim_t end) {
     }
     const row_total total = reduce<A>(k0);
     // The next row's exp, chosen before the last sweep so that it is ready when that sweep ends.
-    exp_choice next_choice;
-    if (have_next) next_choice = choose(next.max, next.min);
+    std::optional<exp_choice> next_choice;
+    if (next) next_choice = choose(next->max, next->min);
 
     // Pass 3: normalise.
+    row_range found{neg_inf, -neg_inf};
     const F l(log ? static_cast<float>(total.log_sum()) : 0.f);
     const F inv(log ? 0.f : static_cast<float>(1.0 / total.sum()));
     for_each_run(g, [&](dim_t off, dim_t n) {
       const S* p = src + off;
       D* q = dst + off;
       if (log) {
-        next = last_sweep<A, kWithMin>(q, n, ahead, [&](dim_t i, int lanes) {
+        found = last_sweep<A, kWithMin>(q, n, ahead, [&](dim_t i, int lanes) {
           return log_diff<A>(load_lanes<A>(p + i, lanes), m, l);
         });
       } else if (kKeepExp) {
-        next = last_sweep<A, kWithMin>(q, n, ahead, [&](dim_t i, int lanes) {
+        found = last_sweep<A, kWithMin>(q, n, ahead, [&](dim_t i, int lanes) {
           return load_lanes<A>(q + i, lanes) * inv;
         });
       } else if (ex) {
-        next = last_sweep<A, kWithMin>(q, n, ahead, [&](dim_t i, int lanes) {
+        found = last_sweep<A, kWithMin>(q, n, ahead, [&](dim_t i, int lanes) {
           return load_lanes<A>(ex + i, lanes) * inv;
         });
       } else {
-        next = last_sweep<A, kWithMin>(q, n, ahead, [&](dim_t i, int lanes) {
+        found = last_sweep<A, kWithMin>(q, n, ahead, [&](dim_t i, int lanes) {
           return exp_diff<A>(load_lanes<A>(p + i, lanes), m) * inv;
         });
       }
     });
-    have_this = have_next;
     this_choice = next_choice;
-    have_next = ahead != nullptr;
+    next = ahead != nullptr ? std::optional<row_range>(found) : std::nullopt;
   }
 }
 
