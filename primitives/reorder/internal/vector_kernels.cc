@@ -363,6 +363,34 @@ inline constexpr int kRegisterTile =
   transpose_registers(r);
 }
 
+// Stores registers [0, cn) as dst rows of `lanes` lanes, row i at dst + col(i); aligned full rows
+// may bypass the cache (stream).
+template <class Cols>
+[[gnu::always_inline]] inline void store_rows(float* dst, const Cols& col, const __m512 r[16],
+                                              int cn, int lanes, bool stream) {
+  if (lanes == 16) {
+    const bool aligned = col.all_aligned64(dst, cn);
+    if (stream && aligned) {
+      for (int i = 0; i < cn; ++i) _mm512_stream_ps(dst + col(i), r[i]);
+    } else if (aligned) {
+      for (int i = 0; i < cn; ++i) _mm512_storeu_ps(dst + col(i), r[i]);
+    } else {
+      // Rows off a cache line as two 32-byte halves: with dst 16 bytes past a line (malloc's)
+      // one half of each row stays within a line, where a 64-byte store always straddles two.
+      // A few % on nchw -> nChw16c cold (2036 -> 1987 us, medians of 12 interleaved, within
+      // the machine's noise); four 16-byte stores were no better, two masked stores split at
+      // the line took 4x as long (masked stores are slow here).
+      for (int i = 0; i < cn; ++i) {
+        _mm256_storeu_ps(dst + col(i), _mm512_castps512_ps256(r[i]));
+        _mm256_storeu_ps(dst + col(i) + 8, _mm512_extractf32x8_ps(r[i], 1));
+      }
+    }
+  } else {
+    const __mmask16 m = static_cast<__mmask16>((1u << lanes) - 1);
+    for (int i = 0; i < cn; ++i) _mm512_mask_storeu_ps(dst + col(i), m, r[i]);
+  }
+}
+
 // dst rows [0, cn) of `lanes` lanes (>= rn: lanes past rn are the zeros of the missing rows),
 // row i at dst + col(i); aligned full rows may bypass the cache (stream).
 template <class Cols>
@@ -402,27 +430,30 @@ template <class Cols>
   } else {
     load_transposed(src, src_ld, rn, cn, r);
   }
-  if (lanes == 16) {
-    const bool aligned = col.all_aligned64(dst, cn);
-    if (stream && aligned) {
-      for (int i = 0; i < cn; ++i) _mm512_stream_ps(dst + col(i), r[i]);
-    } else if (aligned) {
-      for (int i = 0; i < cn; ++i) _mm512_storeu_ps(dst + col(i), r[i]);
-    } else {
-      // Rows off a cache line as two 32-byte halves: with dst 16 bytes past a line (malloc's)
-      // one half of each row stays within a line, where a 64-byte store always straddles two.
-      // A few % on nchw -> nChw16c cold (2036 -> 1987 us, medians of 12 interleaved, within
-      // the machine's noise); four 16-byte stores were no better, two masked stores split at
-      // the line took 4x as long (masked stores are slow here).
-      for (int i = 0; i < cn; ++i) {
-        _mm256_storeu_ps(dst + col(i), _mm512_castps512_ps256(r[i]));
-        _mm256_storeu_ps(dst + col(i) + 8, _mm512_extractf32x8_ps(r[i], 1));
-      }
-    }
-  } else {
-    const __mmask16 m = static_cast<__mmask16>((1u << lanes) - 1);
-    for (int i = 0; i < cn; ++i) _mm512_mask_storeu_ps(dst + col(i), m, r[i]);
+  store_rows(dst, col, r, cn, lanes, stream);
+}
+
+// A tile whose every row is one aligned src line: lanes [0, tail) are the row's last `tail`
+// columns (at `last`, on a line), lanes [tail, 16) its first 16 - tail (at `first`, which is
+// `tail` elements past a line). A strip whose src rows start off a line by the same distance,
+// a whole number of tiles wide, then moves in whole-line loads only, with no more tiles than
+// an aligned one (a partial first and last tile would be one tile more, and split loads are
+// what the alignment removes).
+template <class Cols>
+[[gnu::always_inline]] inline void transpose_wrapped16x16(const float* first, const float* last,
+                                                          int64_t src_ld, float* dst,
+                                                          const Cols& col, int tail, bool stream) {
+  const auto low = static_cast<__mmask16>((1u << tail) - 1);
+  __m512 r[16];
+  for (int i = 0; i < 16; ++i) {
+    // An address only: the masked-off lanes before `first` are never read.
+    const auto* line = reinterpret_cast<const float*>(
+        reinterpret_cast<uintptr_t>(first + i * src_ld) - tail * sizeof(float));
+    r[i] = _mm512_mask_loadu_ps(_mm512_maskz_loadu_ps(static_cast<__mmask16>(~low), line), low,
+                                last + i * src_ld);
   }
+  transpose_registers(r);
+  store_rows(dst, col, r, 16, 16, stream);
 }
 #endif
 
@@ -476,15 +507,9 @@ struct plain_tile_columns {
     return reinterpret_cast<uintptr_t>(dst + base) % 64 == 0 && (ld * sizeof(T)) % 64 == 0;
   }
 };
-struct grouped_tile_columns {
+// Column offsets listed one by one (at most a tile's 16).
+struct listed_tile_columns {
   int64_t off[16];
-  grouped_tile_columns(const dst_columns& m, int64_t c0, int n) {
-    int64_t g = c0 / m.group, k = c0 % m.group;
-    for (int i = 0; i < n; ++i) {
-      off[i] = g * m.group_ld + k * m.ld;
-      if (++k == m.group) k = 0, ++g;
-    }
-  }
   int64_t operator()(int i) const { return off[i]; }
   template <class T>
   bool all_aligned64(const T* dst, int n) const {
@@ -494,6 +519,23 @@ struct grouped_tile_columns {
     return true;
   }
 };
+struct grouped_tile_columns : listed_tile_columns {
+  grouped_tile_columns(const dst_columns& m, int64_t c0, int n) {
+    int64_t g = c0 / m.group, k = c0 % m.group;
+    for (int i = 0; i < n; ++i) {
+      off[i] = g * m.group_ld + k * m.ld;
+      if (++k == m.group) k = 0, ++g;
+    }
+  }
+};
+// A wrapped tile's columns (transpose_tiles): lanes [0, tail) are a strip's last `tail` columns,
+// lanes [tail, 16) its first 16 - tail.
+template <class Cols>
+listed_tile_columns wrapped_tile_columns(const Cols& last, const Cols& first, int tail) {
+  listed_tile_columns w;
+  for (int i = 0; i < 16; ++i) w.off[i] = i < tail ? last(i) : first(i - tail);
+  return w;
+}
 
 // Calls body(tile_columns_at) with the column mapping of `m`, as a type the kernels inline.
 template <class Body>
@@ -631,11 +673,31 @@ template <class Arch, class T, class ColumnsAt>
     transpose_tiles_banded<Arch>(src, src_ld, dst, columns_at, rows, cols, pad_rows, stream, head,
                                  col_head);
   } else {
+    // Full row blocks of a strip a whole number of tiles wide take its columns before src's
+    // first line and after its last one as one wrapped tile.
+    [[maybe_unused]] const int64_t tail =
+        sizeof(T) == 4 && kRegisterTile<Arch> == 16 && col_head > 0 && cols % kTile == 0
+            ? kTile - col_head
+            : 0;
     for (int64_t r0 = 0, height = head > 0 ? head : kTile; r0 < pad_rows;
          r0 += height, height = kTile) {
-      for (int64_t c0 = 0, width = col_head > 0 ? col_head : kTile; c0 < cols;
+      int64_t c_begin = 0, c_end = cols;
+#if defined(__AVX512F__)
+      if (tail > 0 && height == kTile && r0 + kTile <= rows) {
+        const T* s = src + r0 * src_ld;
+        transpose_wrapped16x16(
+            reinterpret_cast<const float*>(s), reinterpret_cast<const float*>(s + cols - tail),
+            src_ld, reinterpret_cast<float*>(dst + r0),
+            wrapped_tile_columns(columns_at(cols - tail, static_cast<int>(tail)),
+                                 columns_at(0, static_cast<int>(col_head)), static_cast<int>(tail)),
+            static_cast<int>(tail), stream);
+        c_begin = col_head;
+        c_end = cols - tail;
+      }
+#endif
+      for (int64_t c0 = c_begin, width = c0 == 0 && col_head > 0 ? col_head : kTile; c0 < c_end;
            c0 += width, width = kTile) {
-        const int64_t cn = std::min(width, cols - c0);
+        const int64_t cn = std::min(width, c_end - c0);
         move_tile<Arch>(src, src_ld, dst, columns_at(c0, static_cast<int>(cn)), r0, height, c0,
                         cn, rows, pad_rows, stream);
       }
@@ -673,8 +735,9 @@ template <class Arch, class T>
 int64_t aligning_col_head(const void* src, int64_t src_ld, const dst_columns& m, int64_t rows,
                           int64_t cols) {
   constexpr int64_t kMinCols = 64, kMinRows = 16;
+  constexpr int64_t kTile = 16;
   if (!(sizeof(T) == 4 && kRegisterTile<Arch> == 16) || rows < kMinRows ||
-      (m.group > 0 && m.group < cols)) {
+      (m.group > 0 && m.group < cols && cols % kTile != 0)) {
     return 0;
   }
   const auto misaligned = reinterpret_cast<uintptr_t>(src) % 64;
