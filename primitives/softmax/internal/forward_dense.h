@@ -163,7 +163,11 @@ row_range last_sweep(D* q, dim_t n, const S* ahead, Y&& y) {
 }
 
 // Rows shorter than this keep exp_diff and do not look for their min: the min's sweep and
-// reduction cost more there than Fast2Sum saves (8192x128: 355 -> 399 us hot with them).
+// reduction cost more there than Fast2Sum saves (8192x128: 355 -> 399 us hot with them). Also
+// with exp_minus_f32 (2026-11-23, 1 thread hot, medians of 12 interleaved): one row at a time
+// with it, 8192x128 softmax 364 -> 338 us but logsoftmax 446 -> 459, against the pairs below
+// without it; the pairs choosing it per row (the min found in the look-ahead sweep, nine
+// instantiations of the exp loop) 348 -> 419 and 455 -> 520.
 constexpr dim_t kMinRangeRow = 512;
 
 // The maxima of a pair of rows, found by the previous pair's last sweep (known) or not yet.
@@ -200,8 +204,13 @@ pair_maxima forward_row_pair(const kernel_args& k, dim_t row, pair_maxima given,
     if (look_ahead) ahead[r] = static_cast<const float*>(k.in0) + k.rows.offset_of(row + 2 + r);
   }
 
-  // Row maxima (exact in any order) of the rows at p[0] and p[1], two accumulators each.
-  auto maxima = [&](const float* const* p, F (&mx)[2][2], auto&& between) {
+  // Row maxima (exact in any order) of the rows at p[0] and p[1], two accumulators each;
+  // between(i, lanes) runs before each step.
+  // The lambdas here are forced inline: 8192x128 hot, 1 thread, medians of 15 interleaved,
+  // softmax 344 -> 300 us, logsoftmax 448 -> 416 (written as before, with the attribute on its
+  // three lambdas only, it did not move).
+  auto maxima = [&](const float* const* p, auto&& between) __attribute__((always_inline)) {
+    F mx[2][2] = {{F(neg_inf), F(neg_inf)}, {F(neg_inf), F(neg_inf)}};
     dim_t i = 0;
     for (; i + 2 * W <= n; i += 2 * W) {
       between(i, W);
@@ -220,52 +229,55 @@ pair_maxima forward_row_pair(const kernel_args& k, dim_t row, pair_maxima given,
         mx[r][0] = xsimd::max(x, mx[r][0]);
       }
     }
+    pair_maxima out;
+    out.known = true;
+    for (int r = 0; r < 2; ++r) out.max[r] = simd::reduce_max<A>(xsimd::max(mx[r][0], mx[r][1]));
+    return out;
   };
 
   // Pass 1: max, unless the previous pair's last sweep found it.
+  if (!given.known) given = maxima(src, [](dim_t, int) {});
   F m[2];
-  if (given.known) {
-    for (int r = 0; r < 2; ++r) m[r] = F(given.max[r]);
-  } else {
-    F mx[2][2] = {{F(neg_inf), F(neg_inf)}, {F(neg_inf), F(neg_inf)}};
-    maxima(src, mx, [](dim_t, int) {});
-    for (int r = 0; r < 2; ++r) m[r] = F(simd::reduce_max<A>(xsimd::max(mx[r][0], mx[r][1])));
-  }
+  for (int r = 0; r < 2; ++r) m[r] = F(given.max[r]);
 
   // Pass 2: sum of exp(x - max), as forward_dense_rows sums it; softmax keeps the exps in dst.
   split_sum<A> sums[2];
+  auto full_step = [&](int r, dim_t i) __attribute__((always_inline)) {
+    F x[4], e[4];
+    for (int j = 0; j < 4; ++j) x[j] = simd::load_f32<A>(src[r] + i + j * W);
+    for (int j = 0; j < 4; ++j) e[j] = exp_diff<A>(x[j], m[r]);
+    if (log) {
+      sums[r].add4(x, m[r], e);
+    } else {
+      sums[r].rest.add((e[0] + e[1]) + (e[2] + e[3]));
+      for (int j = 0; j < 4; ++j) simd::store_f32(dst[r] + i + j * W, e[j]);
+    }
+  };
+  auto step = [&](int r, dim_t i, int rest) __attribute__((always_inline)) {
+    F x = rest == W ? simd::load_f32<A>(src[r] + i) : load_partial<A>(src[r] + i, rest, neg_inf);
+    F e = exp_diff<A>(x, m[r]);
+    if (rest != W) {
+      const auto inside = lane_index<A>() < F(static_cast<float>(rest));
+      e = ::tessera::simd::select(inside, e, F(0.f));
+      x = ::tessera::simd::select(inside, x, F(std::numeric_limits<float>::quiet_NaN()));
+    }
+    if (log) {
+      sums[r].add(x, m[r], e);
+    } else {
+      sums[r].rest.add(e);
+      if (rest == W) simd::store_f32(dst[r] + i, e);
+      else simd::store_f32(dst[r] + i, e, rest);
+    }
+  };
   dim_t i = 0;
   for (; i + 4 * W <= n; i += 4 * W) {
-    for (int r = 0; r < 2; ++r) {
-      F x[4], e[4];
-      for (int j = 0; j < 4; ++j) x[j] = simd::load_f32<A>(src[r] + i + j * W);
-      for (int j = 0; j < 4; ++j) e[j] = exp_diff<A>(x[j], m[r]);
-      if (log) {
-        sums[r].add4(x, m[r], e);
-      } else {
-        sums[r].rest.add((e[0] + e[1]) + (e[2] + e[3]));
-        for (int j = 0; j < 4; ++j) simd::store_f32(dst[r] + i + j * W, e[j]);
-      }
-    }
+    full_step(0, i);
+    full_step(1, i);
   }
   for (; i < n; i += W) {
     const int rest = static_cast<int>(std::min<dim_t>(W, n - i));
-    for (int r = 0; r < 2; ++r) {
-      F x = rest == W ? simd::load_f32<A>(src[r] + i) : load_partial<A>(src[r] + i, rest, neg_inf);
-      F e = exp_diff<A>(x, m[r]);
-      if (rest != W) {
-        const auto inside = lane_index<A>() < F(static_cast<float>(rest));
-        e = ::tessera::simd::select(inside, e, F(0.f));
-        x = ::tessera::simd::select(inside, x, F(std::numeric_limits<float>::quiet_NaN()));
-      }
-      if (log) {
-        sums[r].add(x, m[r], e);
-      } else {
-        sums[r].rest.add(e);
-        if (rest == W) simd::store_f32(dst[r] + i, e);
-        else simd::store_f32(dst[r] + i, e, rest);
-      }
-    }
+    step(0, i, rest);
+    step(1, i, rest);
   }
 
   // Pass 3: normalise.
@@ -286,16 +298,9 @@ pair_maxima forward_row_pair(const kernel_args& k, dim_t row, pair_maxima given,
       else simd::store_f32(dst[r] + at, y(r, at, lanes), lanes);
     }
   };
-  pair_maxima next;
-  if (look_ahead) {
-    F mx[2][2] = {{F(neg_inf), F(neg_inf)}, {F(neg_inf), F(neg_inf)}};
-    maxima(ahead, mx, store);
-    next.known = true;
-    for (int r = 0; r < 2; ++r) next.max[r] = simd::reduce_max<A>(xsimd::max(mx[r][0], mx[r][1]));
-  } else {
-    for (i = 0; i < n; i += W) store(i, static_cast<int>(std::min<dim_t>(W, n - i)));
-  }
-  return next;
+  if (look_ahead) return maxima(ahead, store);
+  for (i = 0; i < n; i += W) store(i, static_cast<int>(std::min<dim_t>(W, n - i)));
+  return {};
 }
 
 template <class A, class S, class D, bool kWithMin>
