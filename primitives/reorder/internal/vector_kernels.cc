@@ -727,10 +727,11 @@ int64_t aligning_head(const void* dst, const dst_columns& m, int64_t rows) {
 
 // Columns before the first 64-byte boundary of src, when every row shares it: the other tiles'
 // 16-lane row loads are then whole cache lines instead of two halves (a split load waits for
-// two lines). Plain columns only, and only with at least 64 columns after the head (the strips
-// of run_transpose start on src's lines after the first, so only a strip's first tile is
-// partial): nhwc -> nchw with 64 columns in all took 1433 -> 2143 us with a head (5 column tiles
-// instead of 4).
+// two lines). Only with at least 64 columns after the head (the strips of run_transpose start on
+// src's lines after the first, so only a strip's first tile is partial): nhwc -> nchw with 64
+// columns in all took 1433 -> 2143 us with a head (5 column tiles instead of 4). Grouped columns
+// only when the strip is a whole number of tiles wide, so that transpose_tiles wraps the head
+// and the tail into one tile (oihw's 144: a head alone, 10 tiles instead of 9, gained nothing).
 template <class Arch, class T>
 int64_t aligning_col_head(const void* src, int64_t src_ld, const dst_columns& m, int64_t rows,
                           int64_t cols) {
