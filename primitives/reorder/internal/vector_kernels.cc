@@ -736,9 +736,8 @@ template <class Arch, class T>
 int64_t aligning_col_head(const void* src, int64_t src_ld, const dst_columns& m, int64_t rows,
                           int64_t cols) {
   constexpr int64_t kMinCols = 64, kMinRows = 16;
-  constexpr int64_t kTile = 16;
   if (!(sizeof(T) == 4 && kRegisterTile<Arch> == 16) || rows < kMinRows ||
-      (m.group > 0 && m.group < cols && cols % kTile != 0)) {
+      (m.group > 0 && m.group < cols && cols % kRegisterTile<Arch> != 0)) {
     return 0;
   }
   const auto misaligned = reinterpret_cast<uintptr_t>(src) % 64;
