@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <initializer_list>
 #include <random>
 #include <string>
 #include <vector>
@@ -67,6 +68,19 @@ std::vector<double> oracle(const std::vector<double>& onednn, const std::vector<
   return o;
 }
 
+// What oneDNN 2.6.3's CPU softmax must implement here: f32 everywhere, and bf16 where the CPU has
+// AVX512-core (without it, it declines bf16: seen on an AVX2-only Zen 3). Other cases (f16) are
+// compared when oneDNN takes them and skipped, with a line saying so, when it declines.
+bool onednn_must_implement(std::initializer_list<data_type> types) {
+  const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+  const auto core = static_cast<unsigned>(dnnl::cpu_isa::avx512_core);
+  const bool bf16 = (isa & core) == core;
+  for (data_type t : types) {
+    if (t != data_type::f32 && !(t == data_type::bf16 && bf16)) return false;
+  }
+  return true;
+}
+
 double vs_exact_threshold(const testing::softmax_compare_setup& setup) {
   return testing::benchdnn_softmax_compare(setup, {}, {}).threshold;
 }
@@ -82,8 +96,9 @@ std::vector<double> fill(size_t n, std::mt19937& rng) {
 
 TEST(SoftmaxOneDnn, ForwardMatchesWithinBenchdnnTolerance) {
   std::mt19937 rng(5);
-  int compared = 0;
+  int compared = 0, required = 0;
   for (const diff_case& c : cases()) {
+    const bool must = onednn_must_implement({c.src.dt(), c.ddt});
     for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::logsoftmax}) {
       const memory_desc dst = *memory_desc::any(
           std::vector<dim_t>(c.src.dims().begin(), c.src.dims().end()), c.ddt);
@@ -95,8 +110,11 @@ TEST(SoftmaxOneDnn, ForwardMatchesWithinBenchdnnTolerance) {
       const absl::Status peer = testing::onednn_softmax_forward(
           {c.src, src.data()}, {ours->dst_desc(), b.data()}, c.axis,
           alg == softmax_alg::logsoftmax);
+      required += must;
       if (!peer.ok()) {
-        std::printf("skip %s %s: %s\n", c.name.c_str(), std::string(name_of(alg)).c_str(),
+        EXPECT_FALSE(must) << c.name << " " << name_of(alg) << ": " << peer;
+        std::printf("skip %s %s %s->%s: %s\n", c.name.c_str(), std::string(name_of(alg)).c_str(),
+                    std::string(name_of(c.src.dt())).c_str(), std::string(name_of(c.ddt)).c_str(),
                     std::string(peer.message()).c_str());
         continue;
       }
@@ -120,7 +138,9 @@ TEST(SoftmaxOneDnn, ForwardMatchesWithinBenchdnnTolerance) {
       ++compared;
     }
   }
-  EXPECT_GT(compared, 20);
+  std::printf("compared %d (oneDNN must implement %d of them here)\n", compared, required);
+  EXPECT_GE(compared, required);
+  EXPECT_GE(required, 16);  // the f32 cases, both algorithms
 }
 
 TEST(SoftmaxOneDnn, Int8OutputScale) {
@@ -173,6 +193,11 @@ TEST(SoftmaxOneDnn, BackwardMatchesWithinBenchdnnTolerance) {
                       .ok());
       const absl::Status peer = testing::onednn_softmax_backward(
           {md, y.data()}, {md, dy.data()}, {md, b.data()}, 1, alg == softmax_alg::logsoftmax);
+      if (!peer.ok() && !onednn_must_implement({md.dt()})) {
+        std::printf("skip backward %s %s: %s\n", std::string(name_of(alg)).c_str(),
+                    std::string(name_of(md.dt())).c_str(), std::string(peer.message()).c_str());
+        continue;
+      }
       ASSERT_TRUE(peer.ok()) << peer;
       const testing::softmax_compare_setup setup{true, alg, md.dt(), md.dims()[1]};
       const auto got = testing::read_logical(md, a.data());
