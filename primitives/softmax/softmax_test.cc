@@ -134,9 +134,9 @@ TEST(Softmax, StridedInPlaceEqualsOutOfPlace) {
   }
 }
 
-// nChw16c / nChw8c along C: the vector kernels take four neighbouring rows at once; rows that are
-// all -Inf among them (NaN for softmax, 0 for softmax_inf_as_zero), a partial last block, and a
-// row count that is not a multiple of four.
+// nChw16c / nChw8c along C: the vector kernels take four neighbouring rows at once (runs of one,
+// two or four vectors, by ISA); rows that are all -Inf among them (NaN for softmax, 0 for
+// softmax_inf_as_zero), a partial last block, and a row count that is not a multiple of four.
 TEST(Softmax, BlockedAxisFourRowsAtOnce) {
   for (dim_t block : {16, 8}) {
     const std::vector<dim_t> dims = {1, 37, 3, 3};  // 9 rows
