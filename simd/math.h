@@ -9,7 +9,8 @@
 // |x| in [1e-30, 104], every 509th positive f32 for log), same on all three ISAs:
 // exp 1.24 ulp max on normal results (0.74 ulp on denormal results), log 0.82 ulp max.
 // exp_nonpositive_f32 (x in [-110, 0]): table versions on avx512bw (1.00 ulp max) and avx2
-// (1.00 ulp max), exp_f32 on sse4_2. exp_minus_f32 (avx512bw only): exp(x - c) without rounding x - c, 1.03 ulp max.
+// (1.00 ulp max), exp_f32 on sse4_2. exp_minus_f32 (avx512bw only): exp(x - c) without
+// rounding x - c, 1.03 ulp max.
 // exp: -Inf -> 0, +Inf and x > ln(FLT_MAX) -> +Inf, results below the smallest denormal -> 0,
 // denormal results rounded once; NaN -> NaN (quiet).
 // log: x < 0 or -Inf -> NaN, ±0 -> -Inf, +Inf -> +Inf, denormals exact-scaled first; NaN -> NaN.
@@ -132,12 +133,14 @@ xsimd::batch<float, Arch> exp_nonpositive_table8(xsimd::batch<float, Arch> xb) {
   q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(1.f));  // (e^r - 1) / r
   // vpermps reads the low 3 bits of each lane: n mod 8.
   const __m256 table = _mm256_setr_ps(0x1p+0f, 0x1.172b84p+0f, 0x1.306fep+0f, 0x1.4bfdaep+0f,
-                                      0x1.6a09e6p+0f, 0x1.8ace54p+0f, 0x1.ae89fap+0f, 0x1.d5818ep+0f);
+                                      0x1.6a09e6p+0f, 0x1.8ace54p+0f, 0x1.ae89fap+0f,
+                                      0x1.d5818ep+0f);
   const __m256i bits = _mm256_castps_si256(shifted);
   const __m256 t = _mm256_permutevar8x32_ps(table, bits);
   const __m256 mantissa = _mm256_fmadd_ps(_mm256_mul_ps(t, r), q, t);  // t e^r in [0.95, 1.92)
   // (magic + n) << 20 = n << 20 (mod 2^32); clearing bits 0..22 leaves floor(n / 8) << 23.
-  const __m256i scale = _mm256_and_si256(_mm256_slli_epi32(bits, 20), _mm256_set1_epi32(-(1 << 23)));
+  const __m256i scale =
+      _mm256_and_si256(_mm256_slli_epi32(bits, 20), _mm256_set1_epi32(-(1 << 23)));
   const __m256 fast = _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(mantissa), scale));
   const __m256 special = _mm256_cmp_ps(x, _mm256_set1_ps(-86.5f), _CMP_NGE_UQ);
   if (_mm256_movemask_ps(special) == 0) return fast;

@@ -26,8 +26,8 @@ bool runs_fit_four_rows(const dense_geometry& g) {
   return g.chunk % kWidth<A> == 0 && g.chunk * dim_t{sizeof(float)} <= 64 && g.len > g.chunk;
 }
 
-// The offsets of a row's vectors one after the other, when its runs (g.chunk elements, g.chunk_stride
-// apart) are whole vectors.
+// The offsets of a row's vectors one after the other, when its runs (g.chunk elements,
+// g.chunk_stride apart) are whole vectors.
 template <class A>
 struct vector_walk {
   dim_t off = 0;
