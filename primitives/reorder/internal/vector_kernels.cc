@@ -458,9 +458,11 @@ template <class Cols>
 #endif
 
 #if defined(__AVX2__)
-template <class Cols>
-inline void transpose8x8(const float* src, int64_t src_ld, float* dst, const Cols& col) {
-  __m256 r[8], t[8];
+// Loads 8 rows of 8 lanes and transposes them: t[i] is column i.
+// (Unused in the AVX-512 unit, which also has __AVX2__.)
+[[gnu::always_inline, maybe_unused]] inline void load_transposed8x8(const float* src,
+                                                                   int64_t src_ld, __m256 t[8]) {
+  __m256 r[8];
   for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(src + i * src_ld);
   for (int i = 0; i < 8; i += 2) {
     t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
@@ -476,7 +478,74 @@ inline void transpose8x8(const float* src, int64_t src_ld, float* dst, const Col
     t[i] = _mm256_permute2f128_ps(r[i], r[i + 4], 0x20);
     t[i + 4] = _mm256_permute2f128_ps(r[i], r[i + 4], 0x31);
   }
+}
+
+template <class Cols>
+inline void transpose8x8(const float* src, int64_t src_ld, float* dst, const Cols& col) {
+  __m256 t[8];
+  load_transposed8x8(src, src_ld, t);
   for (int i = 0; i < 8; ++i) _mm256_storeu_ps(dst + col(i), t[i]);
+}
+
+// 16 rows x 8 columns as two 8x8 register tiles: each column's 16 dst elements (64 bytes) are
+// written at once, where 8-row blocks wrote half of every dst row and came back for the other
+// half after a whole strip of columns (out of L1 for nchw -> nChw16c's 1024-column strips).
+// stream (a large dst): rows on a cache line, or the tile's rows back to back (16-lane blocks:
+// nChw16c), go around the cache; rows that are neither would leave partial lines behind.
+template <class Cols>
+inline void transpose16x8(const float* src, int64_t src_ld, float* dst, const Cols& col,
+                          bool stream) {
+  __m256 top[8], bottom[8];
+  load_transposed8x8(src, src_ld, top);
+  load_transposed8x8(src + 8 * src_ld, src_ld, bottom);
+  const auto at = reinterpret_cast<uintptr_t>(dst + col(0));
+  const bool back_to_back = col(7) - col(0) == 7 * 16;
+  if (stream && at % 64 == 0 && (back_to_back || col.all_aligned64(dst, 8))) {
+    for (int i = 0; i < 8; ++i) {
+      _mm256_stream_ps(dst + col(i), top[i]);
+      _mm256_stream_ps(dst + col(i) + 8, bottom[i]);
+    }
+  } else if (stream && at % 16 == 0 && back_to_back) {
+    for (int i = 0; i < 8; ++i) {
+      float* d = dst + col(i);
+      _mm_stream_ps(d, _mm256_castps256_ps128(top[i]));
+      _mm_stream_ps(d + 4, _mm256_extractf128_ps(top[i], 1));
+      _mm_stream_ps(d + 8, _mm256_castps256_ps128(bottom[i]));
+      _mm_stream_ps(d + 12, _mm256_extractf128_ps(bottom[i], 1));
+    }
+  } else {
+    for (int i = 0; i < 8; ++i) {
+      _mm256_storeu_ps(dst + col(i), top[i]);
+      _mm256_storeu_ps(dst + col(i) + 8, bottom[i]);
+    }
+  }
+}
+#endif
+
+#if defined(__AVX2__)
+// One src row into dst rows of 16 lanes (nchw -> nChw16c with C = 1): row i is src[i] and 15
+// zeros, as four 16-byte stores (none straddles a line when dst is 16-byte aligned), streamed
+// for a large dst. Row blocks of the 8-row register tile wrote each row in two passes, the
+// second after the first had left L1, their zeros by a memset call per 7 elements.
+template <class Cols>
+inline void one_row_into_rows16(const float* src, float* dst, const Cols& col, int cn,
+                                bool stream) {
+  const __m128 zero = _mm_setzero_ps();
+  for (int i = 0; i < cn; ++i) {
+    const __m128 x = _mm_load_ss(src + i);
+    float* d = dst + col(i);
+    if (stream && reinterpret_cast<uintptr_t>(d) % 16 == 0) {
+      _mm_stream_ps(d, x);
+      _mm_stream_ps(d + 4, zero);
+      _mm_stream_ps(d + 8, zero);
+      _mm_stream_ps(d + 12, zero);
+    } else {
+      _mm_storeu_ps(d, x);
+      _mm_storeu_ps(d + 4, zero);
+      _mm_storeu_ps(d + 8, zero);
+      _mm_storeu_ps(d + 12, zero);
+    }
+  }
 }
 #endif
 
@@ -647,6 +716,59 @@ template <class Arch, class T, class ColumnsAt>
   }
 }
 
+// transpose_tiles of 32-bit elements on AVX2 (no banding): rows in blocks of 16, so that each
+// dst row of 16 lanes (a 16-element block: nChw16c, OIhw16i16o) is written by one tile; the
+// 8-row register tile for the rows past the last 16 and for partial column tiles. One src row
+// into 16-lane rows (C = 1 into nChw16c) stores each row whole, its padding with it.
+template <class Arch, class T, class ColumnsAt>
+void transpose_tiles_avx2(const T* src, int64_t src_ld, T* dst, const ColumnsAt& columns_at,
+                          int64_t rows, int64_t cols, int64_t pad_rows, bool stream,
+                          int64_t head) {
+#if defined(__AVX2__)
+  constexpr int64_t kTile = tile_size<Arch, T>();
+  static_assert(sizeof(T) == 4 && kTile == 8);
+  const auto* s = reinterpret_cast<const float*>(src);
+  auto* d = reinterpret_cast<float*>(dst);
+  if (rows == 1 && pad_rows == 16) {
+    for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
+      const int cn = static_cast<int>(std::min(kTile, cols - c0));
+      one_row_into_rows16(s + c0, d, columns_at(c0, cn), cn, stream);
+    }
+    if (stream) _mm_sfence();  // streamed stores visible before the task ends
+    return;
+  }
+  int64_t r0 = 0;
+  if (head > 0) {
+    for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
+      const int64_t cn = std::min(kTile, cols - c0);
+      move_tile<Arch>(src, src_ld, dst, columns_at(c0, static_cast<int>(cn)), 0, head, c0, cn,
+                      rows, pad_rows, stream);
+    }
+    r0 = head;
+  }
+  for (; r0 + 2 * kTile <= rows; r0 += 2 * kTile) {
+    for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
+      const int64_t cn = std::min(kTile, cols - c0);
+      const auto col = columns_at(c0, static_cast<int>(cn));
+      if (cn == kTile) {
+        transpose16x8(s + r0 * src_ld + c0, src_ld, d + r0, col, stream);
+      } else {
+        move_tile<Arch>(src, src_ld, dst, col, r0, kTile, c0, cn, rows, pad_rows, stream);
+        move_tile<Arch>(src, src_ld, dst, col, r0 + kTile, kTile, c0, cn, rows, pad_rows, stream);
+      }
+    }
+  }
+  for (; r0 < pad_rows; r0 += kTile) {
+    for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
+      const int64_t cn = std::min(kTile, cols - c0);
+      move_tile<Arch>(src, src_ld, dst, columns_at(c0, static_cast<int>(cn)), r0, kTile, c0, cn,
+                      rows, pad_rows, stream);
+    }
+  }
+  if (stream) _mm_sfence();  // streamed stores visible before the task ends
+#endif
+}
+
 // Moves a tile block by block: 32-bit elements through registers (kRegisterTile; on AVX-512 the
 // edges too, with masked loads and stores), the rest element by element within 16x16 blocks.
 // A partial block's padding rows are written with its data (pad_rows > rows), in the same tile
@@ -669,7 +791,15 @@ template <class Arch, class T, class ColumnsAt>
                                        int64_t pad_rows, bool stream, int64_t head,
                                        int64_t col_head) {
   constexpr int64_t kTile = tile_size<Arch, T>();
-  if (banded_transpose(src_ld * static_cast<int64_t>(sizeof(T)), pad_rows)) {
+  const bool banded = banded_transpose(src_ld * static_cast<int64_t>(sizeof(T)), pad_rows);
+  if constexpr (sizeof(T) == 4 && kRegisterTile<Arch> == 8) {
+    if (!banded) {
+      transpose_tiles_avx2<Arch>(src, src_ld, dst, columns_at, rows, cols, pad_rows, stream,
+                                 head);
+      return;
+    }
+  }
+  if (banded) {
     transpose_tiles_banded<Arch>(src, src_ld, dst, columns_at, rows, cols, pad_rows, stream, head,
                                  col_head);
   } else {
@@ -746,10 +876,25 @@ int64_t aligning_col_head(const void* src, int64_t src_ld, const dst_columns& m,
   return cols >= kMinCols + head ? head : 0;
 }
 
+// AVX2's aligning_head: the rows before dst's first line, when the later 16-row blocks can then
+// stream whole lines (a large dst, long columns sharing the line offset: nhwc -> nchw). The head
+// goes through the scalar partial tile, a few rows of each strip.
+template <class Arch, class T>
+int64_t aligning_head_avx2(const void* dst, const dst_columns& m, int64_t rows, bool stream) {
+  constexpr int64_t kMinRows = 128;
+  if (!stream || rows < kMinRows) return 0;
+  const bool shared = (m.ld * sizeof(T)) % 64 == 0 && (m.group_ld * sizeof(T)) % 64 == 0;
+  const auto misaligned = reinterpret_cast<uintptr_t>(dst) % 64;
+  if (!shared || misaligned % sizeof(T) != 0) return 0;
+  return static_cast<int64_t>((64 - misaligned) % 64 / sizeof(T));
+}
+
 template <class Arch, class T>
 void transpose(const void* src, int64_t src_ld, void* dst, const dst_columns& dst_cols,
                int64_t rows, int64_t cols, int64_t pad_rows, bool stream) {
-  const int64_t head = aligning_head<Arch, T>(dst, dst_cols, rows);
+  const int64_t head = sizeof(T) == 4 && kRegisterTile<Arch> == 8
+                           ? aligning_head_avx2<Arch, T>(dst, dst_cols, rows, stream)
+                           : aligning_head<Arch, T>(dst, dst_cols, rows);
   const int64_t col_head = aligning_col_head<Arch, T>(src, src_ld, dst_cols, rows, cols);
   with_tile_columns(dst_cols, cols, [&](const auto& columns_at) {
     transpose_tiles<Arch>(static_cast<const T*>(src), src_ld, static_cast<T*>(dst), columns_at,
