@@ -146,6 +146,17 @@ void store_from_f32(f32x<Arch> x, D* p) {
       return;
 #endif
     }
+    if constexpr (std::is_same_v<Arch, xsimd::avx2>) {
+#if defined(__AVX2__)
+      // In range already: the saturating packs are exact.
+      const __m256i v = i;
+      const __m128i lo = _mm256_castsi256_si128(v), hi = _mm256_extracti128_si256(v, 1);
+      const __m128i bytes = is_signed ? _mm_packs_epi16(_mm_packs_epi32(lo, hi), lo)
+                                      : _mm_packus_epi16(_mm_packus_epi32(lo, hi), lo);
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(p), bytes);
+      return;
+#endif
+    }
     alignas(64) int32_t wide[n];
     i.store_aligned(wide);
     for (size_t k = 0; k < n; ++k) p[k] = static_cast<D>(wide[k]);
@@ -459,11 +470,10 @@ template <class Cols>
 
 #if defined(__AVX2__)
 // Loads 8 rows of 8 lanes and transposes them: t[i] is column i.
+// Transposes 8 registers of 8 32-bit lanes: t[i] gets lane i of every r. r is clobbered.
 // (Unused in the AVX-512 unit, which also has __AVX2__.)
-[[gnu::always_inline, maybe_unused]] inline void load_transposed8x8(const float* src,
-                                                                   int64_t src_ld, __m256 t[8]) {
-  __m256 r[8];
-  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(src + i * src_ld);
+[[gnu::always_inline, maybe_unused]] inline void transpose8x8_registers(__m256 r[8],
+                                                                       __m256 t[8]) {
   for (int i = 0; i < 8; i += 2) {
     t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
     t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
@@ -478,6 +488,14 @@ template <class Cols>
     t[i] = _mm256_permute2f128_ps(r[i], r[i + 4], 0x20);
     t[i + 4] = _mm256_permute2f128_ps(r[i], r[i + 4], 0x31);
   }
+}
+
+// Loads 8 rows of 8 lanes and transposes them: t[i] is column i.
+[[gnu::always_inline, maybe_unused]] inline void load_transposed8x8(const float* src,
+                                                                   int64_t src_ld, __m256 t[8]) {
+  __m256 r[8];
+  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(src + i * src_ld);
+  transpose8x8_registers(r, t);
 }
 
 template <class Cols>
@@ -1103,6 +1121,139 @@ void transpose_convert(const void* src, int64_t src_ld, void* dst, const dst_col
 }
 #endif
 
+#if defined(__AVX2__)
+// AVX2's transpose_convert, for 32-bit sources into 8-bit dst (the two-pass path through scratch
+// transposed f32 into a block and narrowed it through a stack buffer, behind oneDNN on f32 -> s8
+// nchw -> nhwc). Rows in blocks of 32 x 8 columns (convert_block32_to_bytes) where they fit,
+// the rest (the sum post-op, rows past the last 32, partial column tiles, padding rows) by
+// 8x8 tiles converted per dst row.
+
+// How far ahead along each row a 32-row block prefetches (elements: 4 cache lines). 32 rows are
+// 32 read streams at once, as for AVX-512's 64-row blocks (kPrefetchAhead).
+constexpr int kBytesPrefetchAhead = 64;
+
+// A 32-row x 8-column block of a 32-bit source quantized and converted to 8-bit lanes in src
+// order (the quantization is common), then transposed: out[i] holds column i's 32 rows, one
+// 32-byte dst row. The conversion is AVX-512's convert_block64_to_bytes on 8 lanes: min/max
+// against the bounds (NaN -> the bound), cvtps2dq (half to even), the saturating packs taking
+// what is below -2^31 to -128.
+template <class Arch, class S, class D>
+[[gnu::always_inline]] inline void convert_block32_to_bytes(const S* src, int64_t src_ld,
+                                                            const quant_lanes<Arch>& lanes,
+                                                            __m256 out[8]) {
+  static_assert(sizeof(S) == 4 && sizeof(D) == 1);
+  constexpr bool kSigned = std::is_same_v<D, int8_t>;
+  const __m256 hi = _mm256_set1_ps(kSigned ? 127.f : 255.f);
+  const __m256 zero = _mm256_setzero_ps();
+  // Within each 128-bit lane the packs leave 4 rows x 4 columns as bytes 4 * row + column; this
+  // makes them 4 * column + row.
+  const __m256i columns_of_rows =
+      _mm256_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15, 0, 4, 8, 12, 1, 5, 9,
+                       13, 2, 6, 10, 14, 3, 7, 11, 15);
+  __m256 groups[8];
+  for (int g = 0; g < 8; ++g) {
+    __m256i w[4];
+    for (int j = 0; j < 4; ++j) {
+      const float* row = reinterpret_cast<const float*>(src + (4 * g + j) * src_ld);
+      _mm_prefetch(reinterpret_cast<const char*>(row + kBytesPrefetchAhead), _MM_HINT_T0);
+      __m256 x = _mm256_loadu_ps(row);
+      if constexpr (std::is_same_v<S, int32_t>) {
+        x = _mm256_cvtepi32_ps(_mm256_castps_si256(x));  // rounds like a cast
+      }
+      x = lanes.apply(f32x<Arch>(x), static_cast<const D*>(nullptr));  // no sum: nothing read
+      if constexpr (!kSigned) x = _mm256_max_ps(x, zero);  // NaN -> 0
+      x = _mm256_min_ps(x, hi);                             // NaN -> 127 (s8)
+      w[j] = _mm256_cvtps_epi32(x);
+    }
+    __m256i b;
+    if constexpr (kSigned) {
+      b = _mm256_packs_epi16(_mm256_packs_epi32(w[0], w[1]), _mm256_packs_epi32(w[2], w[3]));
+    } else {
+      b = _mm256_packus_epi16(_mm256_packus_epi32(w[0], w[1]), _mm256_packus_epi32(w[2], w[3]));
+    }
+    // Dword k of lane l: column 4l + k, rows 4g .. 4g + 3.
+    groups[g] = _mm256_castsi256_ps(_mm256_shuffle_epi8(b, columns_of_rows));
+  }
+  transpose8x8_registers(groups, out);
+}
+
+// Rows [r_begin, r_end) x columns [c_begin, c_end) in 8x8 tiles, each dst row (a column of the
+// tile) converted through store_from_f32; partial tiles through a zeroed local block (nothing
+// outside them is read), rows from `rows` to pad_rows zeros.
+template <class Arch, class S, class D, class ColumnsAt>
+void transpose_convert_tiles8(const S* src, int64_t src_ld, D* dst, const ColumnsAt& columns_at,
+                              int64_t r_begin, int64_t r_end, int64_t c_begin, int64_t c_end,
+                              int64_t rows, const quant_lanes<Arch>& lanes, const quant_ptrs& q) {
+  for (int64_t r0 = r_begin; r0 < r_end; r0 += 8) {
+    const int rn = static_cast<int>(std::clamp<int64_t>(rows - r0, 0, 8));
+    const int pn = static_cast<int>(std::min<int64_t>(8, r_end - r0));
+    for (int64_t c0 = c_begin; c0 < c_end; c0 += 8) {
+      const int cn = static_cast<int>(std::min<int64_t>(8, c_end - c0));
+      const auto col = columns_at(c0, cn);
+      __m256 t[8];
+      if (rn == 8 && cn == 8) {
+        load_transposed8x8(reinterpret_cast<const float*>(src + r0 * src_ld + c0), src_ld, t);
+      } else {
+        alignas(32) float block[8][8] = {};
+        for (int r = 0; r < rn; ++r) {
+          std::memcpy(block[r], src + (r0 + r) * src_ld + c0, cn * sizeof(S));
+        }
+        load_transposed8x8(&block[0][0], 8, t);
+      }
+      for (int i = 0; i < cn; ++i) {
+        D* out = dst + col(i) + r0;
+        f32x<Arch> x;
+        if constexpr (std::is_same_v<S, float>) {
+          x = t[i];
+        } else {
+          x = _mm256_cvtepi32_ps(_mm256_castps_si256(t[i]));  // rounds like a cast
+        }
+        if (rn == 8) {
+          store_from_f32<Arch>(lanes.apply(x, out), out);
+        } else {
+          D old[8] = {};
+          if (q.has_sum) std::memcpy(old, out, rn * sizeof(D));
+          D tmp[8];
+          store_from_f32<Arch>(lanes.apply(x, old), tmp);
+          std::memset(static_cast<void*>(tmp + rn), 0, (8 - rn) * sizeof(D));  // padding: 0
+          std::memcpy(out, tmp, pn * sizeof(D));
+        }
+      }
+    }
+  }
+}
+
+template <class Arch, class S, class D>
+void transpose_convert_avx2(const void* src_v, int64_t src_ld, void* dst_v,
+                            const dst_columns& dst_cols, int64_t rows, int64_t cols,
+                            int64_t pad_rows, const quant_ptrs& q, bool /*stream*/) {
+  const auto* src = static_cast<const S*>(src_v);
+  auto* dst = static_cast<D*>(dst_v);
+  const quant_lanes<Arch> lanes(q);
+  // Not with the sum post-op (it reads dst in dst order).
+  const int64_t block_rows = q.has_sum ? 0 : rows / 32 * 32;
+  const int64_t block_cols = cols / 8 * 8;
+  with_tile_columns(dst_cols, cols, [&](const auto& columns_at) {
+    for (int64_t r0 = 0; r0 < block_rows; r0 += 32) {
+      for (int64_t c0 = 0; c0 < block_cols; c0 += 8) {
+        const auto col = columns_at(c0, 8);
+        __m256 out[8];
+        convert_block32_to_bytes<Arch, S, D>(src + r0 * src_ld + c0, src_ld, lanes, out);
+        for (int i = 0; i < 8; ++i) {
+          _mm256_storeu_ps(reinterpret_cast<float*>(dst + col(i) + r0), out[i]);
+        }
+      }
+    }
+    if (block_rows > 0 && block_cols < cols) {
+      transpose_convert_tiles8<Arch>(src, src_ld, dst, columns_at, 0, block_rows, block_cols, cols,
+                                     rows, lanes, q);
+    }
+    transpose_convert_tiles8<Arch>(src, src_ld, dst, columns_at, block_rows, pad_rows, 0, cols,
+                                   rows, lanes, q);
+  });
+}
+#endif
+
 }  // namespace
 
 template <class Arch>
@@ -1139,6 +1290,19 @@ transpose_convert_fn* find_transpose_convert(data_type s, data_type d) {
       if constexpr ((std::is_same_v<S, float> || std::is_same_v<S, int32_t>) &&
                     vector_convertible_v<D>) {
         return &transpose_convert<Arch, S, D>;
+      } else {
+        return nullptr;
+      }
+    });
+#endif
+  } else if constexpr (kRegisterTile<Arch> == 8) {
+#if defined(__AVX2__)
+    return visit_type_pair(s, d, [](auto sv, auto dv) -> transpose_convert_fn* {
+      using S = decltype(sv);
+      using D = decltype(dv);
+      if constexpr ((std::is_same_v<S, float> || std::is_same_v<S, int32_t>) &&
+                    (std::is_same_v<D, int8_t> || std::is_same_v<D, uint8_t>)) {
+        return &transpose_convert_avx2<Arch, S, D>;
       } else {
         return nullptr;
       }
