@@ -334,6 +334,31 @@ TEST(ReorderKernels, LargeStreamedRowsAndWideningRunsMatchReference) {
   });
 }
 
+TEST(ReorderKernels, LargeTransposesInSixteenRowBlocksMatchReference) {
+  // 8+ MiB of dst through 16-row blocks (AVX2 moves two 8x8 tiles per block, streamed): nchw ->
+  // nChw16c with 33 channels (16-lane rows back to back, then one-element blocks written whole)
+  // with dst on a line, 16 bytes off one (16-byte streamed stores) and 4 off (plain stores);
+  // nhwc -> nchw with 136 channels and 16640 rows per column, whose first rows up to dst's line
+  // go through the partial tile (16 bytes off: 12 rows, 4 off: 15) and whose last ones through
+  // 8-row tiles, dst on a line (no head) too.
+  // And nchw -> nhwc with 48 and 64 channels (AVX2: whole 48/64-row columns, 8 at a time; 127 x
+  // 131 leaves strips with 5 columns past the last full tile).
+  std::vector<reorder_case> cases{
+      {md({3, 48, 127, 131}, data_type::f32, "nchw"), md({3, 48, 127, 131}, data_type::f32, "nhwc")},
+      {md({2, 64, 128, 130}, data_type::f32, "nchw"), md({2, 64, 128, 130}, data_type::f32, "nhwc")},
+  };
+  for (int misalign : {0, 16, 4}) {
+    reorder_case blocked{md({1, 33, 256, 260}, data_type::f32, "nchw"),
+                         md({1, 33, 256, 260}, data_type::f32, "nChw16c")};
+    reorder_case planar{md({1, 136, 128, 130}, data_type::f32, "nhwc"),
+                        md({1, 136, 128, 130}, data_type::f32, "nchw")};
+    blocked.dst_misalign = planar.dst_misalign = misalign;
+    cases.push_back(blocked);
+    cases.push_back(planar);
+  }
+  check_large(cases);
+}
+
 TEST(ReorderKernels, LargeByteDestinationsWithStreamingStoresMatchReference) {
   // f32 -> s8/u8 nchw -> nhwc with 8 MiB of dst, through the AVX-512 transpose only (the one
   // kernel with 64-row byte blocks; 8 M elements per reference run): 64-byte rows back to back

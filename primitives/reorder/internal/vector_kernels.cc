@@ -146,6 +146,17 @@ void store_from_f32(f32x<Arch> x, D* p) {
       return;
 #endif
     }
+    if constexpr (std::is_same_v<Arch, xsimd::avx2>) {
+#if defined(__AVX2__)
+      // In range already: the saturating packs are exact.
+      const __m256i v = i;
+      const __m128i lo = _mm256_castsi256_si128(v), hi = _mm256_extracti128_si256(v, 1);
+      const __m128i bytes = is_signed ? _mm_packs_epi16(_mm_packs_epi32(lo, hi), lo)
+                                      : _mm_packus_epi16(_mm_packus_epi32(lo, hi), lo);
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(p), bytes);
+      return;
+#endif
+    }
     alignas(64) int32_t wide[n];
     i.store_aligned(wide);
     for (size_t k = 0; k < n; ++k) p[k] = static_cast<D>(wide[k]);
@@ -458,10 +469,11 @@ template <class Cols>
 #endif
 
 #if defined(__AVX2__)
-template <class Cols>
-inline void transpose8x8(const float* src, int64_t src_ld, float* dst, const Cols& col) {
-  __m256 r[8], t[8];
-  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(src + i * src_ld);
+// Loads 8 rows of 8 lanes and transposes them: t[i] is column i.
+// Transposes 8 registers of 8 32-bit lanes: t[i] gets lane i of every r. r is clobbered.
+// (Unused in the AVX-512 unit, which also has __AVX2__.)
+[[gnu::always_inline, maybe_unused]] inline void transpose8x8_registers(__m256 r[8],
+                                                                       __m256 t[8]) {
   for (int i = 0; i < 8; i += 2) {
     t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
     t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
@@ -476,7 +488,82 @@ inline void transpose8x8(const float* src, int64_t src_ld, float* dst, const Col
     t[i] = _mm256_permute2f128_ps(r[i], r[i + 4], 0x20);
     t[i + 4] = _mm256_permute2f128_ps(r[i], r[i + 4], 0x31);
   }
+}
+
+// Loads 8 rows of 8 lanes and transposes them: t[i] is column i.
+[[gnu::always_inline, maybe_unused]] inline void load_transposed8x8(const float* src,
+                                                                   int64_t src_ld, __m256 t[8]) {
+  __m256 r[8];
+  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(src + i * src_ld);
+  transpose8x8_registers(r, t);
+}
+
+template <class Cols>
+inline void transpose8x8(const float* src, int64_t src_ld, float* dst, const Cols& col) {
+  __m256 t[8];
+  load_transposed8x8(src, src_ld, t);
   for (int i = 0; i < 8; ++i) _mm256_storeu_ps(dst + col(i), t[i]);
+}
+
+// 16 rows x 8 columns as two 8x8 register tiles: each column's 16 dst elements (64 bytes) are
+// written at once, where 8-row blocks wrote half of every dst row and came back for the other
+// half after a whole strip of columns (out of L1 for nchw -> nChw16c's 1024-column strips).
+// stream (a large dst): rows on a cache line, or the tile's rows back to back (16-lane blocks:
+// nChw16c), go around the cache; rows that are neither would leave partial lines behind.
+template <class Cols>
+inline void transpose16x8(const float* src, int64_t src_ld, float* dst, const Cols& col,
+                          bool stream) {
+  __m256 top[8], bottom[8];
+  load_transposed8x8(src, src_ld, top);
+  load_transposed8x8(src + 8 * src_ld, src_ld, bottom);
+  const auto at = reinterpret_cast<uintptr_t>(dst + col(0));
+  const bool back_to_back = col(7) - col(0) == 7 * 16;
+  if (stream && at % 64 == 0 && (back_to_back || col.all_aligned64(dst, 8))) {
+    for (int i = 0; i < 8; ++i) {
+      _mm256_stream_ps(dst + col(i), top[i]);
+      _mm256_stream_ps(dst + col(i) + 8, bottom[i]);
+    }
+  } else if (stream && at % 16 == 0 && back_to_back) {
+    for (int i = 0; i < 8; ++i) {
+      float* d = dst + col(i);
+      _mm_stream_ps(d, _mm256_castps256_ps128(top[i]));
+      _mm_stream_ps(d + 4, _mm256_extractf128_ps(top[i], 1));
+      _mm_stream_ps(d + 8, _mm256_castps256_ps128(bottom[i]));
+      _mm_stream_ps(d + 12, _mm256_extractf128_ps(bottom[i], 1));
+    }
+  } else {
+    for (int i = 0; i < 8; ++i) {
+      _mm256_storeu_ps(dst + col(i), top[i]);
+      _mm256_storeu_ps(dst + col(i) + 8, bottom[i]);
+    }
+  }
+}
+#endif
+
+#if defined(__AVX2__)
+// One src row into dst rows of 16 lanes (nchw -> nChw16c with C = 1): row i is src[i] and 15
+// zeros, as four 16-byte stores (none straddles a line when dst is 16-byte aligned), streamed
+// for a large dst. Row blocks of the 8-row register tile wrote each row in two passes, the
+// second after the first had left L1, their zeros by a memset call per 7 elements.
+template <class Cols>
+inline void one_row_into_rows16(const float* src, float* dst, const Cols& col, int cn,
+                                bool stream) {
+  const __m128 zero = _mm_setzero_ps();
+  for (int i = 0; i < cn; ++i) {
+    const __m128 x = _mm_load_ss(src + i);
+    float* d = dst + col(i);
+    if (stream && reinterpret_cast<uintptr_t>(d) % 16 == 0) {
+      _mm_stream_ps(d, x);
+      _mm_stream_ps(d + 4, zero);
+      _mm_stream_ps(d + 8, zero);
+      _mm_stream_ps(d + 12, zero);
+    } else {
+      _mm_storeu_ps(d, x);
+      _mm_storeu_ps(d + 4, zero);
+      _mm_storeu_ps(d + 8, zero);
+      _mm_storeu_ps(d + 12, zero);
+    }
+  }
 }
 #endif
 
@@ -647,6 +734,81 @@ template <class Arch, class T, class ColumnsAt>
   }
 }
 
+// transpose_tiles of 32-bit elements on AVX2 (no banding): rows in blocks of 16, so that each
+// dst row of 16 lanes (a 16-element block: nChw16c, OIhw16i16o) is written by one tile; the
+// 8-row register tile for the rows past the last 16 and for partial column tiles. One src row
+// into 16-lane rows (C = 1 into nChw16c) stores each row whole, its padding with it.
+template <class Arch, class T, class ColumnsAt>
+void transpose_tiles_avx2(const T* src, int64_t src_ld, T* dst, const ColumnsAt& columns_at,
+                          int64_t rows, int64_t cols, int64_t pad_rows, bool stream,
+                          int64_t head) {
+#if defined(__AVX2__)
+  constexpr int64_t kTile = tile_size<Arch, T>();
+  static_assert(sizeof(T) == 4 && kTile == 8);
+  const auto* s = reinterpret_cast<const float*>(src);
+  auto* d = reinterpret_cast<float*>(dst);
+  if (rows == 1 && pad_rows == 16) {
+    for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
+      const int cn = static_cast<int>(std::min(kTile, cols - c0));
+      one_row_into_rows16(s + c0, d, columns_at(c0, cn), cn, stream);
+    }
+    if (stream) _mm_sfence();  // streamed stores visible before the task ends
+    return;
+  }
+  // Short columns of 32-64 rows (nchw -> nhwc: 64) with a large dst: column tiles outermost, all
+  // rows of 8 columns at once, each src row prefetched 64 elements ahead (32-64 read streams, as
+  // for the byte blocks). Plain stores: streaming these rows (16 bytes off a line, completed
+  // only by the next row block) made nchw -> nhwc 2x slower.
+  if (stream && head == 0 && rows == pad_rows && rows % 16 == 0 && rows >= 32 && rows <= 64) {
+    const int64_t full_cols = cols / kTile * kTile;
+    for (int64_t c0 = 0; c0 < full_cols; c0 += kTile) {
+      const auto col = columns_at(c0, static_cast<int>(kTile));
+      for (int64_t r = 0; r < rows; ++r) {
+        _mm_prefetch(reinterpret_cast<const char*>(s + r * src_ld + c0 + 64), _MM_HINT_T0);
+      }
+      for (int64_t r0 = 0; r0 < rows; r0 += 2 * kTile) {
+        transpose16x8(s + r0 * src_ld + c0, src_ld, d + r0, col, false);
+      }
+    }
+    for (int64_t r0 = 0; r0 < rows && full_cols < cols; r0 += kTile) {
+      const int64_t cn = cols - full_cols;
+      move_tile<Arch>(src, src_ld, dst, columns_at(full_cols, static_cast<int>(cn)), r0, kTile,
+                      full_cols, cn, rows, pad_rows, false);
+    }
+    return;
+  }
+  int64_t r0 = 0;
+  if (head > 0) {
+    for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
+      const int64_t cn = std::min(kTile, cols - c0);
+      move_tile<Arch>(src, src_ld, dst, columns_at(c0, static_cast<int>(cn)), 0, head, c0, cn,
+                      rows, pad_rows, stream);
+    }
+    r0 = head;
+  }
+  for (; r0 + 2 * kTile <= rows; r0 += 2 * kTile) {
+    for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
+      const int64_t cn = std::min(kTile, cols - c0);
+      const auto col = columns_at(c0, static_cast<int>(cn));
+      if (cn == kTile) {
+        transpose16x8(s + r0 * src_ld + c0, src_ld, d + r0, col, stream);
+      } else {
+        move_tile<Arch>(src, src_ld, dst, col, r0, kTile, c0, cn, rows, pad_rows, stream);
+        move_tile<Arch>(src, src_ld, dst, col, r0 + kTile, kTile, c0, cn, rows, pad_rows, stream);
+      }
+    }
+  }
+  for (; r0 < pad_rows; r0 += kTile) {
+    for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
+      const int64_t cn = std::min(kTile, cols - c0);
+      move_tile<Arch>(src, src_ld, dst, columns_at(c0, static_cast<int>(cn)), r0, kTile, c0, cn,
+                      rows, pad_rows, stream);
+    }
+  }
+  if (stream) _mm_sfence();  // streamed stores visible before the task ends
+#endif
+}
+
 // Moves a tile block by block: 32-bit elements through registers (kRegisterTile; on AVX-512 the
 // edges too, with masked loads and stores), the rest element by element within 16x16 blocks.
 // A partial block's padding rows are written with its data (pad_rows > rows), in the same tile
@@ -669,7 +831,15 @@ template <class Arch, class T, class ColumnsAt>
                                        int64_t pad_rows, bool stream, int64_t head,
                                        int64_t col_head) {
   constexpr int64_t kTile = tile_size<Arch, T>();
-  if (banded_transpose(src_ld * static_cast<int64_t>(sizeof(T)), pad_rows)) {
+  const bool banded = banded_transpose(src_ld * static_cast<int64_t>(sizeof(T)), pad_rows);
+  if constexpr (sizeof(T) == 4 && kRegisterTile<Arch> == 8) {
+    if (!banded) {
+      transpose_tiles_avx2<Arch>(src, src_ld, dst, columns_at, rows, cols, pad_rows, stream,
+                                 head);
+      return;
+    }
+  }
+  if (banded) {
     transpose_tiles_banded<Arch>(src, src_ld, dst, columns_at, rows, cols, pad_rows, stream, head,
                                  col_head);
   } else {
@@ -746,10 +916,25 @@ int64_t aligning_col_head(const void* src, int64_t src_ld, const dst_columns& m,
   return cols >= kMinCols + head ? head : 0;
 }
 
+// AVX2's aligning_head: the rows before dst's first line, when the later 16-row blocks can then
+// stream whole lines (a large dst, long columns sharing the line offset: nhwc -> nchw). The head
+// goes through the scalar partial tile, a few rows of each strip.
+template <class Arch, class T>
+int64_t aligning_head_avx2(const void* dst, const dst_columns& m, int64_t rows, bool stream) {
+  constexpr int64_t kMinRows = 128;
+  if (!stream || rows < kMinRows) return 0;
+  const bool shared = (m.ld * sizeof(T)) % 64 == 0 && (m.group_ld * sizeof(T)) % 64 == 0;
+  const auto misaligned = reinterpret_cast<uintptr_t>(dst) % 64;
+  if (!shared || misaligned % sizeof(T) != 0) return 0;
+  return static_cast<int64_t>((64 - misaligned) % 64 / sizeof(T));
+}
+
 template <class Arch, class T>
 void transpose(const void* src, int64_t src_ld, void* dst, const dst_columns& dst_cols,
                int64_t rows, int64_t cols, int64_t pad_rows, bool stream) {
-  const int64_t head = aligning_head<Arch, T>(dst, dst_cols, rows);
+  const int64_t head = sizeof(T) == 4 && kRegisterTile<Arch> == 8
+                           ? aligning_head_avx2<Arch, T>(dst, dst_cols, rows, stream)
+                           : aligning_head<Arch, T>(dst, dst_cols, rows);
   const int64_t col_head = aligning_col_head<Arch, T>(src, src_ld, dst_cols, rows, cols);
   with_tile_columns(dst_cols, cols, [&](const auto& columns_at) {
     transpose_tiles<Arch>(static_cast<const T*>(src), src_ld, static_cast<T*>(dst), columns_at,
@@ -958,6 +1143,139 @@ void transpose_convert(const void* src, int64_t src_ld, void* dst, const dst_col
 }
 #endif
 
+#if defined(__AVX2__)
+// AVX2's transpose_convert, for 32-bit sources into 8-bit dst (the two-pass path through scratch
+// transposed f32 into a block and narrowed it through a stack buffer, behind oneDNN on f32 -> s8
+// nchw -> nhwc). Rows in blocks of 32 x 8 columns (convert_block32_to_bytes) where they fit,
+// the rest (the sum post-op, rows past the last 32, partial column tiles, padding rows) by
+// 8x8 tiles converted per dst row.
+
+// How far ahead along each row a 32-row block prefetches (elements: 4 cache lines). 32 rows are
+// 32 read streams at once, as for AVX-512's 64-row blocks (kPrefetchAhead).
+constexpr int kBytesPrefetchAhead = 64;
+
+// A 32-row x 8-column block of a 32-bit source quantized and converted to 8-bit lanes in src
+// order (the quantization is common), then transposed: out[i] holds column i's 32 rows, one
+// 32-byte dst row. The conversion is AVX-512's convert_block64_to_bytes on 8 lanes: min/max
+// against the bounds (NaN -> the bound), cvtps2dq (half to even), the saturating packs taking
+// what is below -2^31 to -128.
+template <class Arch, class S, class D>
+[[gnu::always_inline]] inline void convert_block32_to_bytes(const S* src, int64_t src_ld,
+                                                            const quant_lanes<Arch>& lanes,
+                                                            __m256 out[8]) {
+  static_assert(sizeof(S) == 4 && sizeof(D) == 1);
+  constexpr bool kSigned = std::is_same_v<D, int8_t>;
+  const __m256 hi = _mm256_set1_ps(kSigned ? 127.f : 255.f);
+  const __m256 zero = _mm256_setzero_ps();
+  // Within each 128-bit lane the packs leave 4 rows x 4 columns as bytes 4 * row + column; this
+  // makes them 4 * column + row.
+  const __m256i columns_of_rows =
+      _mm256_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15, 0, 4, 8, 12, 1, 5, 9,
+                       13, 2, 6, 10, 14, 3, 7, 11, 15);
+  __m256 groups[8];
+  for (int g = 0; g < 8; ++g) {
+    __m256i w[4];
+    for (int j = 0; j < 4; ++j) {
+      const float* row = reinterpret_cast<const float*>(src + (4 * g + j) * src_ld);
+      _mm_prefetch(reinterpret_cast<const char*>(row + kBytesPrefetchAhead), _MM_HINT_T0);
+      __m256 x = _mm256_loadu_ps(row);
+      if constexpr (std::is_same_v<S, int32_t>) {
+        x = _mm256_cvtepi32_ps(_mm256_castps_si256(x));  // rounds like a cast
+      }
+      x = lanes.apply(f32x<Arch>(x), static_cast<const D*>(nullptr));  // no sum: nothing read
+      if constexpr (!kSigned) x = _mm256_max_ps(x, zero);  // NaN -> 0
+      x = _mm256_min_ps(x, hi);                             // NaN -> 127 (s8)
+      w[j] = _mm256_cvtps_epi32(x);
+    }
+    __m256i b;
+    if constexpr (kSigned) {
+      b = _mm256_packs_epi16(_mm256_packs_epi32(w[0], w[1]), _mm256_packs_epi32(w[2], w[3]));
+    } else {
+      b = _mm256_packus_epi16(_mm256_packus_epi32(w[0], w[1]), _mm256_packus_epi32(w[2], w[3]));
+    }
+    // Dword k of lane l: column 4l + k, rows 4g .. 4g + 3.
+    groups[g] = _mm256_castsi256_ps(_mm256_shuffle_epi8(b, columns_of_rows));
+  }
+  transpose8x8_registers(groups, out);
+}
+
+// Rows [r_begin, r_end) x columns [c_begin, c_end) in 8x8 tiles, each dst row (a column of the
+// tile) converted through store_from_f32; partial tiles through a zeroed local block (nothing
+// outside them is read), rows from `rows` to pad_rows zeros.
+template <class Arch, class S, class D, class ColumnsAt>
+void transpose_convert_tiles8(const S* src, int64_t src_ld, D* dst, const ColumnsAt& columns_at,
+                              int64_t r_begin, int64_t r_end, int64_t c_begin, int64_t c_end,
+                              int64_t rows, const quant_lanes<Arch>& lanes, const quant_ptrs& q) {
+  for (int64_t r0 = r_begin; r0 < r_end; r0 += 8) {
+    const int rn = static_cast<int>(std::clamp<int64_t>(rows - r0, 0, 8));
+    const int pn = static_cast<int>(std::min<int64_t>(8, r_end - r0));
+    for (int64_t c0 = c_begin; c0 < c_end; c0 += 8) {
+      const int cn = static_cast<int>(std::min<int64_t>(8, c_end - c0));
+      const auto col = columns_at(c0, cn);
+      __m256 t[8];
+      if (rn == 8 && cn == 8) {
+        load_transposed8x8(reinterpret_cast<const float*>(src + r0 * src_ld + c0), src_ld, t);
+      } else {
+        alignas(32) float block[8][8] = {};
+        for (int r = 0; r < rn; ++r) {
+          std::memcpy(block[r], src + (r0 + r) * src_ld + c0, cn * sizeof(S));
+        }
+        load_transposed8x8(&block[0][0], 8, t);
+      }
+      for (int i = 0; i < cn; ++i) {
+        D* out = dst + col(i) + r0;
+        f32x<Arch> x;
+        if constexpr (std::is_same_v<S, float>) {
+          x = t[i];
+        } else {
+          x = _mm256_cvtepi32_ps(_mm256_castps_si256(t[i]));  // rounds like a cast
+        }
+        if (rn == 8) {
+          store_from_f32<Arch>(lanes.apply(x, out), out);
+        } else {
+          D old[8] = {};
+          if (q.has_sum) std::memcpy(old, out, rn * sizeof(D));
+          D tmp[8];
+          store_from_f32<Arch>(lanes.apply(x, old), tmp);
+          std::memset(static_cast<void*>(tmp + rn), 0, (8 - rn) * sizeof(D));  // padding: 0
+          std::memcpy(out, tmp, pn * sizeof(D));
+        }
+      }
+    }
+  }
+}
+
+template <class Arch, class S, class D>
+void transpose_convert_avx2(const void* src_v, int64_t src_ld, void* dst_v,
+                            const dst_columns& dst_cols, int64_t rows, int64_t cols,
+                            int64_t pad_rows, const quant_ptrs& q, bool /*stream*/) {
+  const auto* src = static_cast<const S*>(src_v);
+  auto* dst = static_cast<D*>(dst_v);
+  const quant_lanes<Arch> lanes(q);
+  // Not with the sum post-op (it reads dst in dst order).
+  const int64_t block_rows = q.has_sum ? 0 : rows / 32 * 32;
+  const int64_t block_cols = cols / 8 * 8;
+  with_tile_columns(dst_cols, cols, [&](const auto& columns_at) {
+    for (int64_t r0 = 0; r0 < block_rows; r0 += 32) {
+      for (int64_t c0 = 0; c0 < block_cols; c0 += 8) {
+        const auto col = columns_at(c0, 8);
+        __m256 out[8];
+        convert_block32_to_bytes<Arch, S, D>(src + r0 * src_ld + c0, src_ld, lanes, out);
+        for (int i = 0; i < 8; ++i) {
+          _mm256_storeu_ps(reinterpret_cast<float*>(dst + col(i) + r0), out[i]);
+        }
+      }
+    }
+    if (block_rows > 0 && block_cols < cols) {
+      transpose_convert_tiles8<Arch>(src, src_ld, dst, columns_at, 0, block_rows, block_cols, cols,
+                                     rows, lanes, q);
+    }
+    transpose_convert_tiles8<Arch>(src, src_ld, dst, columns_at, block_rows, pad_rows, 0, cols,
+                                   rows, lanes, q);
+  });
+}
+#endif
+
 }  // namespace
 
 template <class Arch>
@@ -994,6 +1312,19 @@ transpose_convert_fn* find_transpose_convert(data_type s, data_type d) {
       if constexpr ((std::is_same_v<S, float> || std::is_same_v<S, int32_t>) &&
                     vector_convertible_v<D>) {
         return &transpose_convert<Arch, S, D>;
+      } else {
+        return nullptr;
+      }
+    });
+#endif
+  } else if constexpr (kRegisterTile<Arch> == 8) {
+#if defined(__AVX2__)
+    return visit_type_pair(s, d, [](auto sv, auto dv) -> transpose_convert_fn* {
+      using S = decltype(sv);
+      using D = decltype(dv);
+      if constexpr ((std::is_same_v<S, float> || std::is_same_v<S, int32_t>) &&
+                    (std::is_same_v<D, int8_t> || std::is_same_v<D, uint8_t>)) {
+        return &transpose_convert_avx2<Arch, S, D>;
       } else {
         return nullptr;
       }
