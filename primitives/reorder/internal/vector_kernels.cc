@@ -942,6 +942,36 @@ void transpose(const void* src, int64_t src_ld, void* dst, const dst_columns& ds
   });
 }
 
+#if defined(__AVX2__)
+// One column of a transposed tile of 32-bit S lanes, converted into the dst row `out`: rn
+// elements of data and pn - rn of padding (zeros). Full rows go straight through quant_lanes and
+// store_from_f32; partial ones through a local row, so nothing past pn is touched (with the sum
+// post-op, the old values are read first).
+template <class Arch, class S, class D>
+[[gnu::always_inline]] inline void store_converted_column(f32x<Arch> column, D* out, int rn,
+                                                          int pn, const quant_lanes<Arch>& lanes,
+                                                          const quant_ptrs& q) {
+  constexpr int kLanes = kRegisterTile<Arch>;
+  f32x<Arch> x = column;
+  if constexpr (!std::is_same_v<S, float>) {  // s32 bits, converted as a cast rounds
+#if defined(__AVX512F__)
+    if constexpr (kLanes == 16) x = _mm512_cvtepi32_ps(_mm512_castps_si512(column));
+#endif
+    if constexpr (kLanes == 8) x = _mm256_cvtepi32_ps(_mm256_castps_si256(column));
+  }
+  if (rn == kLanes) {
+    store_from_f32<Arch>(lanes.apply(x, out), out);
+  } else {
+    D old[kLanes] = {};
+    if (q.has_sum) std::memcpy(old, out, rn * sizeof(D));
+    D tmp[kLanes];
+    store_from_f32<Arch>(lanes.apply(x, old), tmp);
+    std::memset(static_cast<void*>(tmp + rn), 0, (kLanes - rn) * sizeof(D));  // padding: 0
+    std::memcpy(out, tmp, pn * sizeof(D));
+  }
+}
+#endif
+
 #if defined(__AVX512F__)
 // A 64-row x cn-column block of a 32-bit source (cn <= 16) quantized and converted to 8-bit
 // lanes, transposed: out[i] holds column i's 64 rows, one 64-byte dst row. The lanes are
@@ -1104,23 +1134,7 @@ void transpose_convert_tiles(const S* src, int64_t src_ld, D* dst, const Columns
       const S* s = rn > 0 ? src + r0 * src_ld + c0 : src;  // padding rows: no src address
       load_transposed(reinterpret_cast<const float*>(s), src_ld, rn, cn, r);
       for (int i = 0; i < cn; ++i) {
-        D* out = dst + col(i) + r0;
-        f32x<Arch> x;
-        if constexpr (std::is_same_v<S, float>) {
-          x = r[i];
-        } else {
-          x = _mm512_cvtepi32_ps(_mm512_castps_si512(r[i]));  // rounds like a cast
-        }
-        if (rn == 16) {
-          store_from_f32<Arch>(lanes.apply(x, out), out);
-        } else {
-          D old[16] = {};
-          if (q.has_sum) std::memcpy(old, out, rn * sizeof(D));
-          D tmp[16];
-          store_from_f32<Arch>(lanes.apply(x, old), tmp);
-          std::memset(static_cast<void*>(tmp + rn), 0, (16 - rn) * sizeof(D));  // padding: 0
-          std::memcpy(out, tmp, pn * sizeof(D));
-        }
+        store_converted_column<Arch, S>(r[i], dst + col(i) + r0, rn, pn, lanes, q);
       }
     }
   }
@@ -1223,23 +1237,7 @@ void transpose_convert_tiles8(const S* src, int64_t src_ld, D* dst, const Column
         load_transposed8x8(&block[0][0], 8, t);
       }
       for (int i = 0; i < cn; ++i) {
-        D* out = dst + col(i) + r0;
-        f32x<Arch> x;
-        if constexpr (std::is_same_v<S, float>) {
-          x = t[i];
-        } else {
-          x = _mm256_cvtepi32_ps(_mm256_castps_si256(t[i]));  // rounds like a cast
-        }
-        if (rn == 8) {
-          store_from_f32<Arch>(lanes.apply(x, out), out);
-        } else {
-          D old[8] = {};
-          if (q.has_sum) std::memcpy(old, out, rn * sizeof(D));
-          D tmp[8];
-          store_from_f32<Arch>(lanes.apply(x, old), tmp);
-          std::memset(static_cast<void*>(tmp + rn), 0, (8 - rn) * sizeof(D));  // padding: 0
-          std::memcpy(out, tmp, pn * sizeof(D));
-        }
+        store_converted_column<Arch, S>(t[i], dst + col(i) + r0, rn, pn, lanes, q);
       }
     }
   }
