@@ -469,7 +469,6 @@ template <class Cols>
 #endif
 
 #if defined(__AVX2__)
-// Loads 8 rows of 8 lanes and transposes them: t[i] is column i.
 // Transposes 8 registers of 8 32-bit lanes: t[i] gets lane i of every r. r is clobbered.
 // (Unused in the AVX-512 unit, which also has __AVX2__.)
 [[gnu::always_inline, maybe_unused]] inline void transpose8x8_registers(__m256 r[8],
@@ -734,6 +733,13 @@ template <class Arch, class T, class ColumnsAt>
   }
 }
 
+// How far ahead along its row each src row of a tall block is prefetched (elements; 4 cache
+// lines of f32): AVX-512's 64-row byte blocks, AVX2's 32-row byte blocks and its 32-64-row
+// columns. They are 32-64 read streams at once, more than the hardware prefetcher follows:
+// without it a block waited on its loads (AVX-512 f32 -> s8 nchw -> nhwc cold 3.4 -> 1.4 ms
+// with 32..128).
+constexpr int kPrefetchAhead = 64;
+
 // transpose_tiles of 32-bit elements on AVX2 (no banding): rows in blocks of 16, so that each
 // dst row of 16 lanes (a 16-element block: nChw16c, OIhw16i16o) is written by one tile; the
 // 8-row register tile for the rows past the last 16 and for partial column tiles. One src row
@@ -756,15 +762,16 @@ void transpose_tiles_avx2(const T* src, int64_t src_ld, T* dst, const ColumnsAt&
     return;
   }
   // Short columns of 32-64 rows (nchw -> nhwc: 64) with a large dst: column tiles outermost, all
-  // rows of 8 columns at once, each src row prefetched 64 elements ahead (32-64 read streams, as
-  // for the byte blocks). Plain stores: streaming these rows (16 bytes off a line, completed
-  // only by the next row block) made nchw -> nhwc 2x slower.
+  // rows of 8 columns at once, each src row prefetched kPrefetchAhead elements ahead (32-64 read
+  // streams, as for the byte blocks). Plain stores: streaming these rows (16 bytes off a line,
+  // completed only by the next row block) made nchw -> nhwc 2x slower.
   if (stream && head == 0 && rows == pad_rows && rows % 16 == 0 && rows >= 32 && rows <= 64) {
     const int64_t full_cols = cols / kTile * kTile;
     for (int64_t c0 = 0; c0 < full_cols; c0 += kTile) {
       const auto col = columns_at(c0, static_cast<int>(kTile));
       for (int64_t r = 0; r < rows; ++r) {
-        _mm_prefetch(reinterpret_cast<const char*>(s + r * src_ld + c0 + 64), _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(s + r * src_ld + c0 + kPrefetchAhead),
+                     _MM_HINT_T0);
       }
       for (int64_t r0 = 0; r0 < rows; r0 += 2 * kTile) {
         transpose16x8(s + r0 * src_ld + c0, src_ld, d + r0, col, false);
@@ -981,10 +988,6 @@ template <class Arch, class S, class D>
 // even, and values below -2^31 (cvtps2dq's 0x80000000) to -128 by the saturating packs. Packing
 // four rows into one register and transposing 4-byte groups takes a quarter of the shuffles of
 // four 16x16 f32 transposes followed by four narrowing stores.
-// How far ahead of a 64-row block its rows are prefetched (elements; 4 cache lines). 64 rows
-// are 64 read streams at once, more than the hardware prefetcher follows: without it the block
-// waited on its loads (f32 -> s8 nchw -> nhwc cold 3.4 -> 1.4 ms with 32..128).
-constexpr int kPrefetchAhead = 64;
 template <class Arch, class S, class D>
 [[gnu::always_inline]] inline void convert_block64_to_bytes(const S* src, int64_t src_ld, int cn,
                                                             const quant_lanes<Arch>& lanes,
@@ -1164,10 +1167,6 @@ void transpose_convert(const void* src, int64_t src_ld, void* dst, const dst_col
 // the rest (the sum post-op, rows past the last 32, partial column tiles, padding rows) by
 // 8x8 tiles converted per dst row.
 
-// How far ahead along each row a 32-row block prefetches (elements: 4 cache lines). 32 rows are
-// 32 read streams at once, as for AVX-512's 64-row blocks (kPrefetchAhead).
-constexpr int kBytesPrefetchAhead = 64;
-
 // A 32-row x 8-column block of a 32-bit source quantized and converted to 8-bit lanes in src
 // order (the quantization is common), then transposed: out[i] holds column i's 32 rows, one
 // 32-byte dst row. The conversion is AVX-512's convert_block64_to_bytes on 8 lanes: min/max
@@ -1191,7 +1190,7 @@ template <class Arch, class S, class D>
     __m256i w[4];
     for (int j = 0; j < 4; ++j) {
       const float* row = reinterpret_cast<const float*>(src + (4 * g + j) * src_ld);
-      _mm_prefetch(reinterpret_cast<const char*>(row + kBytesPrefetchAhead), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(row + kPrefetchAhead), _MM_HINT_T0);
       __m256 x = _mm256_loadu_ps(row);
       if constexpr (std::is_same_v<S, int32_t>) {
         x = _mm256_cvtepi32_ps(_mm256_castps_si256(x));  // rounds like a cast
