@@ -474,6 +474,71 @@ TEST(SoftmaxAccuracy, RowPairsGiveTheBitsOfSingleRows) {
 }
 
 // Rows spanning ~100 in value: the small outputs reach the denormal range.
+// Single-run rows of 16-128 KB (avx2, sse4_2) fetch the next row into L2 during their exp sweep,
+// and softmax's last sweep finds that row's max and min, which choose its exp; rows up to 16 KB
+// look two rows ahead. Every row must come out with the same bits alone as among the others:
+// rows whose ranges choose different exps (random logits; [40, 127] and far above 0, where
+// Fast2Sum is valid; [-127, -40], where it is not), a row with -Inf entries and a row of -Inf
+// only (NaN, or 0 with softmax_inf_as_zero), so a range taken from the wrong row shows. Lengths
+// on both sides of 16 KB and 128 KB, f32 and bf16 (16 KB is 8192 bf16 elements). Rows of six
+// ranges, as a wrong row two back (the short rows' distance) must show too.
+TEST(SoftmaxAccuracy, RowsAroundTheLookAheadLimitsGiveTheBitsOfSingleRows) {
+  std::mt19937 rng(31);
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::pair<double, double> ranges[] = {{-5, 5}, {40, 127}, {-127, -40}, {195, 205}};
+  constexpr int kRows = 6;
+  for (data_type dt : {data_type::f32, data_type::bf16}) {
+    const dim_t element = dt == data_type::f32 ? 4 : 2;
+    for (dim_t bytes : {dim_t{16} << 10, (dim_t{16} << 10) + 64, dim_t{128} << 10,
+                        (dim_t{128} << 10) + 64}) {
+      if (dt == data_type::bf16 && bytes > (dim_t{128} << 10)) continue;  // f32's covers it
+      const dim_t len = bytes / element;
+      std::vector<std::vector<double>> rows(kRows, std::vector<double>(static_cast<size_t>(len)));
+      for (int r = 0; r < kRows; ++r) {
+        std::uniform_real_distribution<double> d(ranges[r % 4].first, ranges[r % 4].second);
+        for (dim_t i = 0; i < len; ++i) {
+          rows[r][static_cast<size_t>(i)] = r == 4 ? (i % 3 == 1 ? -inf : d(rng)) : r == 5 ? -inf : d(rng);
+        }
+      }
+      std::vector<double> all;
+      for (const auto& row : rows) all.insert(all.end(), row.begin(), row.end());
+      for (const std::string& filter : kernel_filters()) {
+        if (filter == "ref") continue;  // one row at a time, no look-ahead
+        for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::softmax_inf_as_zero,
+                                softmax_alg::logsoftmax}) {
+          for (bool in_place : {false, true}) {
+            if (in_place && alg != softmax_alg::softmax) continue;
+            auto run = [&](dim_t count, const std::vector<double>& values) {
+              const memory_desc md = plain({count, len}, dt);
+              auto fwd = softmax_forward::create(alg, md, md, 1, {}, {filter});
+              if (!fwd.ok()) {
+                ADD_FAILURE() << filter << ": " << fwd.status();
+                return std::vector<uint8_t>();
+              }
+              auto src = buffer(md);
+              testing::write_logical(md, src.data(), values);
+              auto out = buffer(md, 0x5a);
+              auto& dst = in_place ? src : out;
+              EXPECT_TRUE(fwd->execute({{arg::src, {md, src.data()}}, {arg::dst, {md, dst.data()}}}).ok());
+              return dst;
+            };
+            const std::vector<uint8_t> together = run(kRows, all);
+            const size_t row_bytes = static_cast<size_t>(bytes);
+            ASSERT_EQ(together.size(), kRows * row_bytes);
+            for (int r = 0; r < kRows; ++r) {
+              const std::vector<uint8_t> alone = run(1, rows[r]);
+              ASSERT_EQ(alone.size(), row_bytes);
+              EXPECT_EQ(std::memcmp(together.data() + r * row_bytes, alone.data(), row_bytes), 0)
+                  << filter << " " << name_of(alg) << " " << name_of(dt)
+                  << (in_place ? " in place" : "") << " len " << len << " row " << r;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(SoftmaxAccuracy, WideRangeRowsReachDenormals) {
   std::mt19937 rng(8);
   std::uniform_real_distribution<double> d(-100, 3);

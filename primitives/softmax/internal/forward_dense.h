@@ -358,7 +358,12 @@ void forward_dense_rows(const kernel_args& k, dim_t begin, dim_t end) {
   // (1024x1000, 1 thread, hot: 235 -> 218 us; bf16 250 -> 227; logsoftmax 281 -> 251). Longer
   // rows would fetch that row from memory during the sweep: slower (64x30522 cold: 658 -> 720 us,
   // one row ahead).
+  // Longer softmax rows that pass 2 fetches into L2 (worth_prefetching_rows_to_l2) find the next
+  // row's range in their last sweep instead, reading it from L2: its own first sweep is skipped.
+  // Not logsoftmax, whose last sweep reads src as well.
   const bool look_ahead = g.chunk >= g.len && g.len * dim_t{sizeof(S)} <= kMaxL1RowBytes;
+  const bool look_one_ahead = !log && worth_prefetching_rows_to_l2<A>(g, sizeof(S));
+  const dim_t ahead_rows = look_ahead ? 2 : look_one_ahead ? 1 : 0;
   // How a row computes exp(x - max): exp_minus_f32 where its range allows, else Fast2Sum where
   // max_dominates, else TwoSum (rows of kMinRangeRow or more; shorter ones always TwoSum).
   struct exp_choice {
@@ -381,12 +386,12 @@ void forward_dense_rows(const kernel_args& k, dim_t begin, dim_t end) {
     const dim_t base = k.rows.offset_of(row);
     const S* src = static_cast<const S*>(k.in0) + base;
     D* dst = static_cast<D*>(k.out) + base;
-    const S* ahead = look_ahead && row + 2 < end
-                         ? static_cast<const S*>(k.in0) + k.rows.offset_of(row + 2)
+    const S* ahead = ahead_rows > 0 && row + ahead_rows < end
+                         ? static_cast<const S*>(k.in0) + k.rows.offset_of(row + ahead_rows)
                          : nullptr;
 
     // Pass 1: max, and min for rows of kMinRangeRow or more (the min only chooses the exp),
-    // unless a row two back found them.
+    // unless an earlier row found them.
     if (!this_choice) {
       F m0(neg_inf), m1(neg_inf), m2(neg_inf), m3(neg_inf);
       F n0(-neg_inf), n1(-neg_inf), n2(-neg_inf), n3(-neg_inf);
@@ -452,9 +457,11 @@ void forward_dense_rows(const kernel_args& k, dim_t begin, dim_t end) {
     }
     // Pass 2 is compute-bound: it fetches into L1 meanwhile the row the last sweep will read (two
     // ahead; else the next row), so that sweep does not wait on L2/L3. Only for single-run rows
-    // that fit L1 with this one.
+    // that fit L1 with this one; longer ones up to kMaxL2RowBytes fetch the next row into L2
+    // (worth_prefetching_rows_to_l2).
     const char* next_row = nullptr;
-    if (row + 1 < end && worth_prefetching_rows(g, sizeof(S))) {
+    const bool next_row_to_l2 = worth_prefetching_rows_to_l2<A>(g, sizeof(S));
+    if (row + 1 < end && (next_row_to_l2 || worth_prefetching_rows(g, sizeof(S)))) {
       next_row = ahead != nullptr ? reinterpret_cast<const char*>(ahead)
                                   : reinterpret_cast<const char*>(static_cast<const S*>(k.in0) +
                                                                   k.rows.offset_of(row + 1));
@@ -469,7 +476,8 @@ void forward_dense_rows(const kernel_args& k, dim_t begin, dim_t end) {
         for (; i + 4 * W <= n; i += 4 * W) {
           if (next_row) {
             for (int b = 0; b < 4 * W * int{sizeof(S)}; b += 64) {
-              __builtin_prefetch(next_row + i * dim_t{sizeof(S)} + b, 0, 3);
+              if (next_row_to_l2) __builtin_prefetch(next_row + i * dim_t{sizeof(S)} + b, 0, 2);
+              else __builtin_prefetch(next_row + i * dim_t{sizeof(S)} + b, 0, 3);
             }
           }
           F x[4], e[4];
@@ -562,8 +570,13 @@ void forward_dense_rows(const kernel_args& k, dim_t begin, dim_t end) {
         });
       }
     });
-    this_choice = next_choice;
-    next = ahead != nullptr ? std::optional<row_range>(found) : std::nullopt;
+    if (ahead_rows == 1) {
+      this_choice = ahead != nullptr ? std::optional<exp_choice>(choose(found.max, found.min))
+                                     : std::nullopt;
+    } else {
+      this_choice = next_choice;
+      next = ahead != nullptr ? std::optional<row_range>(found) : std::nullopt;
+    }
   }
 }
 
