@@ -281,6 +281,86 @@ class exp_minus_f32 {
   float c_, shift_, ln2_hi_, ln2_lo_;
 };
 
+// exp(x - s) for the x of a known range [lo, c], where s is the multiple of ln2/8 nearest c
+// (|s - c| <= ln2/16, so results reach 1.045): avx2's counterpart of exp_minus_f32, for uses
+// where any s near the max serves, as in softmax (exp(c - s) cancels between each exp and their
+// sum). No error term and no rounded x - c: 13 vector operations where exp_nonpositive_f32 of a
+// Fast2Sum with its correction takes 19.
+//
+//   if (auto e = tessera::simd::exp_minus_nearby_f32<Arch>::make(row_max, row_min)) {
+//     y = (*e)(x);   // exp(x - e->shift()) for each x of the row
+//   }
+//
+// make() declines (std::nullopt) unless the arch is avx2, lo and c are finite, lo <= c,
+// max(|lo|, |c|) <= 100 and lo >= c - 86 (every result normal).
+//
+// Method. With M = round(8 c / ln2), s = M ln2/8. shifted = 1.5 * 2^23 + 1016 - M + 8 x / ln2,
+// rounded to an integer by the fma: its low bits are n + 1016 with n = N - M and N =
+// round(8 x / ln2) (M is an integer, so rounding before or after subtracting it is the same).
+// r = x - N ln2/8 in exp_nonpositive_f32's two steps (N as a float is exact; |r| <= ln2/16 and
+// the first step is exact for |N| <= 1160, by the same argument as there), the same 8-entry
+// table (index n mod 8) and polynomial, and 2^floor(n/8) built from the bits as a float
+// (1016 = 8 * 127 is the exponent bias) and multiplied in: exact, since every result is normal,
+// and a NaN x stays NaN through the product. exp(x - s) = 2^(n/8) e^r: the error is
+// exp_nonpositive_f32's on avx2, measured by //simd:math_test.
+template <class Arch>
+class exp_minus_nearby_f32 {
+ public:
+  using batch = xsimd::batch<float, Arch>;
+
+  static std::optional<exp_minus_nearby_f32> make(float c, float lo) {
+#if defined(__AVX2__) && defined(__FMA__)
+    if constexpr (std::is_same_v<Arch, xsimd::avx2>) {
+      if (!std::isfinite(c) || !std::isfinite(lo) || lo > c) return std::nullopt;
+      if (std::max(std::fabs(c), std::fabs(lo)) > 100.f || lo < c - 86.f) return std::nullopt;
+      constexpr double kLn2 = 0x1.62e42fefa39efp-1;
+      const double m = std::nearbyint(static_cast<double>(c) * (8 / kLn2));
+      return exp_minus_nearby_f32(static_cast<float>(0x1.8p23 + 1016 - m), m * (kLn2 / 8));
+    }
+#endif
+    (void)c;
+    (void)lo;
+    return std::nullopt;
+  }
+
+  // s: the multiple of ln2/8 that the results are exp(x - s) of.
+  double shift() const { return s_; }
+
+  batch operator()(batch xb) const {
+#if defined(__AVX2__) && defined(__FMA__)
+    if constexpr (std::is_same_v<Arch, xsimd::avx2>) {
+      const __m256 x = xb;
+      const __m256 offset = _mm256_set1_ps(offset_);
+      const __m256 shifted = _mm256_fmadd_ps(x, _mm256_set1_ps(0x1.715476p+3f), offset);
+      const __m256 big_n = _mm256_sub_ps(shifted, offset);  // N, exact
+      __m256 r = _mm256_fnmadd_ps(big_n, _mm256_set1_ps(0.693359375f / 8), x);
+      r = _mm256_fnmadd_ps(big_n, _mm256_set1_ps(-2.12194440e-4f / 8), r);
+      __m256 q = _mm256_fmadd_ps(_mm256_set1_ps(0x1.555556p-5f), r, _mm256_set1_ps(0x1.555556p-3f));
+      q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(0.5f));
+      q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(1.f));
+      const __m256 table = _mm256_setr_ps(0x1p+0f, 0x1.172b84p+0f, 0x1.306fep+0f, 0x1.4bfdaep+0f,
+                                          0x1.6a09e6p+0f, 0x1.8ace54p+0f, 0x1.ae89fap+0f,
+                                          0x1.d5818ep+0f);
+      const __m256i bits = _mm256_castps_si256(shifted);
+      const __m256 t = _mm256_permutevar8x32_ps(table, bits);
+      const __m256 mantissa = _mm256_fmadd_ps(_mm256_mul_ps(t, r), q, t);
+      // (n + 1016) << 20 with bits 0..22 cleared: (floor(n/8) + 127) << 23, i.e. 2^floor(n/8).
+      const __m256 scale = _mm256_castsi256_ps(
+          _mm256_and_si256(_mm256_slli_epi32(bits, 20), _mm256_set1_epi32(-(1 << 23))));
+      return _mm256_mul_ps(mantissa, scale);
+    } else
+#endif
+    {
+      return xb;  // unreachable: make() gives no object on other archs
+    }
+  }
+
+ private:
+  exp_minus_nearby_f32(float offset, double s) : offset_(offset), s_(s) {}
+  float offset_;
+  double s_;
+};
+
 // exp of f64 batches to about 2^-37 relative error (not the full f64 accuracy of xsimd::exp),
 // optionally times a constant: enough wherever the result is rounded to f32 afterwards, even
 // after a cancelling subtraction (softmax's logsoftmax backward, `diff_dst - exp(dst) * sum`,

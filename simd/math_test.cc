@@ -23,6 +23,7 @@ struct arch_kernels {
   void (*exp)(const float*, float*, int64_t);
   void (*exp_nonpositive)(const float*, float*, int64_t);  // exp_nonpositive_f32
   bool (*exp_minus)(const float*, float*, int64_t, float, float);  // exp_minus_f32
+  bool (*exp_minus_nearby)(const float*, float*, int64_t, float, float, double*);
   void (*log)(const float*, float*, int64_t);
   float (*max)(const float*, int64_t);
   float (*sum)(const float*, int64_t);
@@ -32,7 +33,8 @@ struct arch_kernels {
 template <class Arch>
 arch_kernels kernels_of(const char* name) {
   return {name, &internal::exp_kernel<Arch>, &internal::exp_nonpositive_kernel<Arch>,
-          &internal::exp_minus_kernel<Arch>, &internal::log_kernel<Arch>,
+          &internal::exp_minus_kernel<Arch>, &internal::exp_minus_nearby_kernel<Arch>,
+          &internal::log_kernel<Arch>,
           &internal::max_kernel<Arch>, &internal::sum_kernel<Arch>,
           f32_lanes<Arch>};
 }
@@ -264,6 +266,96 @@ TEST(ExpMinus, NanAndEveryLengthOnAvx512bw) {
           EXPECT_TRUE(std::isnan(y[i])) << "n=" << n;
         } else {
           EXPECT_LE(ulp_error(y[i], std::exp(static_cast<double>(x[i]) - 2.5)), 1.1) << "n=" << n << " i=" << i;
+        }
+      }
+    }
+  }
+}
+
+// exp_minus_nearby_f32 on avx2: exp(x - s) against double precision over ranges of every scale
+// it accepts (ends at ±100, spans up to 86, c = 0, c on and midway between multiples of ln2/8,
+// where s is farthest from c), and random ranges; s a multiple of ln2/8 within ln2/16 of c.
+// 1.0 ulp at most (exp_nonpositive_f32's avx2 bound; every result is normal). Other archs
+// decline every range.
+TEST(ExpMinusNearby, AccuracyOverRangesOfEveryScaleOnAvx2) {
+  constexpr double kStep = 0x1.62e42fefa39efp-1 / 8;
+  struct range {
+    float c, lo;
+  };
+  std::vector<range> ranges = {{4.99f, -5.f},     {5.f, -5.f},     {0.f, -86.f},    {100.f, 14.f},
+                               {-14.f, -100.f},   {100.f, 99.9f},  {-100.f, -100.f}, {0.f, 0.f},
+                               {0.04f, -0.04f},   {88.f, 2.f},     {-50.f, -60.f},  {1.f, -85.f},
+                               {static_cast<float>(kStep * 3.5), -80.f},
+                               {static_cast<float>(kStep * -700.5), -99.f}};
+  std::mt19937 rng(7);
+  for (int i = 0; i < 300; ++i) {
+    const float c = std::uniform_real_distribution<float>(-100.f, 100.f)(rng);
+    const float span = std::uniform_real_distribution<float>(0.f, std::min(86.f, c + 100.f))(rng);
+    ranges.push_back({c, c - span});
+  }
+  for (const arch_kernels& k : every_arch()) {
+    int accepted_count = 0;
+    exp_errors worst;
+    for (const range& r : ranges) {
+      const std::vector<float> xs = range_sweep(r.lo, r.c, 20000);
+      std::vector<float> y(xs.size());
+      double s = 0;
+      const bool accepted = k.exp_minus_nearby(xs.data(), y.data(), static_cast<int64_t>(xs.size()),
+                                               r.c, r.lo, &s);
+      if (k.name != "avx2") {
+        EXPECT_FALSE(accepted) << k.name;
+        continue;
+      }
+      ASSERT_TRUE(accepted) << "c=" << r.c << " lo=" << r.lo;
+      ++accepted_count;
+      EXPECT_NEAR(s / kStep, std::nearbyint(s / kStep), 1e-9) << "c=" << r.c;
+      EXPECT_LE(std::fabs(s - r.c), kStep / 2 + 1e-12) << "c=" << r.c;
+      const exp_errors e = tally_exp_errors(xs, y, s);
+      if (e.normal > worst.normal) worst.normal = e.normal, worst.at = e.at;
+      EXPECT_LE(e.normal, 1.0) << "c=" << r.c << " lo=" << r.lo << " at x=" << e.at;
+      EXPECT_EQ(e.denormal, 0.0) << "c=" << r.c << " lo=" << r.lo << ": every result is normal";
+    }
+    if (k.name == "avx2") {
+      std::printf("exp_minus_nearby avx2: %d ranges; max error %.3f ulp (at x=%a)\n", accepted_count,
+                  worst.normal, worst.at);
+    }
+  }
+}
+
+// What make() must decline on avx2: an end beyond ±100, a span beyond 86 (results below 2^-124
+// would need the denormal path), non-finite ends, lo > c. sse4_2 declines everything.
+TEST(ExpMinusNearby, DeclinesRangesOutsideItsConditions) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::pair<float, float> declined[] = {{100.5f, 99.f}, {0.f, -100.5f}, {0.f, -86.5f},
+                                              {50.f, -37.f},  {0.f, -inf},    {inf, 0.f},
+                                              {nan, 0.f},     {0.f, nan},     {1.f, 2.f}};
+  for (const arch_kernels& k : every_arch()) {
+    for (const auto& [c, lo] : declined) {
+      float x = 0, y = 7.f;
+      double s = 0;
+      EXPECT_FALSE(k.exp_minus_nearby(&x, &y, 1, c, lo, &s)) << k.name << " c=" << c << " lo=" << lo;
+      EXPECT_EQ(y, 7.f) << k.name;
+    }
+  }
+}
+
+// NaN lanes stay NaN (no check in the kernel: the product with 2^floor(n/8) carries it), next to
+// ordinary lanes, at every length through two vectors and a tail.
+TEST(ExpMinusNearby, NanAndEveryLengthOnAvx2) {
+  for (const arch_kernels& k : every_arch()) {
+    if (k.name != "avx2") continue;
+    for (int n = 1; n <= 17; ++n) {
+      std::vector<float> x(n), y(n);
+      for (int i = 0; i < n; ++i) x[i] = 2.5f - 5.f * static_cast<float>(i);
+      x[n / 2] = std::numeric_limits<float>::quiet_NaN();
+      double s = 0;
+      ASSERT_TRUE(k.exp_minus_nearby(x.data(), y.data(), n, 2.5f, 2.5f - 5.f * 16, &s));
+      for (int i = 0; i < n; ++i) {
+        if (i == n / 2) {
+          EXPECT_TRUE(std::isnan(y[i])) << "n=" << n;
+        } else {
+          EXPECT_LE(ulp_error(y[i], std::exp(static_cast<double>(x[i]) - s)), 1.0) << "n=" << n << " i=" << i;
         }
       }
     }

@@ -39,6 +39,16 @@ bool exp_minus_kernel(const float* src, float* dst, int64_t n, float c, float lo
 }
 
 template <class Arch>
+bool exp_minus_nearby_kernel(const float* src, float* dst, int64_t n, float c, float lo,
+                             double* shift) {
+  const auto exp_minus = exp_minus_nearby_f32<Arch>::make(c, lo);
+  if (!exp_minus) return false;
+  *shift = exp_minus->shift();
+  map_kernel<Arch>(src, dst, n, *exp_minus);
+  return true;
+}
+
+template <class Arch>
 void log_kernel(const float* src, float* dst, int64_t n) {
   map_kernel<Arch>(src, dst, n, [](auto v) { return log_f32(v); });
 }
@@ -89,6 +99,8 @@ float sum_kernel(const float* src, int64_t n) {
 template void exp_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t);
 template void exp_nonpositive_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t);
 template bool exp_minus_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t, float, float);
+template bool exp_minus_nearby_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t, float,
+                                                         float, double*);
 template void log_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t);
 template void scaled_exp_f64_kernel<TESSERA_SIMD_ARCH>(const double*, double*, int64_t, double);
 template float max_kernel<TESSERA_SIMD_ARCH>(const float*, int64_t);

@@ -1,6 +1,6 @@
-// Array forms of exp_f32, exp_nonpositive_f32, exp_minus_f32, log_f32, scaled_exp_f64, reduce_max
-// and reduce_sum, instantiated per ISA so tests and benchmarks can run each under every ISA
-// (math_kernels.cc).
+// Array forms of exp_f32, exp_nonpositive_f32, exp_minus_f32, exp_minus_nearby_f32, log_f32,
+// scaled_exp_f64, reduce_max and reduce_sum, instantiated per ISA so tests and benchmarks can run
+// each under every ISA (math_kernels.cc).
 #ifndef TESSERA_SIMD_INTERNAL_MATH_KERNELS_H_
 #define TESSERA_SIMD_INTERNAL_MATH_KERNELS_H_
 
@@ -17,6 +17,11 @@ void exp_nonpositive_kernel(const float* src, float* dst, int64_t n);
 // written) when make() declines.
 template <class Arch>
 bool exp_minus_kernel(const float* src, float* dst, int64_t n, float c, float lo);
+// dst[i] = exp(src[i] - s) through exp_minus_nearby_f32 made for the range [lo, c], with
+// *shift = s; false (dst not written) when make() declines.
+template <class Arch>
+bool exp_minus_nearby_kernel(const float* src, float* dst, int64_t n, float c, float lo,
+                             double* shift);
 template <class Arch>
 void log_kernel(const float* src, float* dst, int64_t n);
 // dst[i] = exp(src[i]) * scale through scaled_exp_f64.

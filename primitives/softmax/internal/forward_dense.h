@@ -364,19 +364,24 @@ void forward_dense_rows(const kernel_args& k, dim_t begin, dim_t end) {
   const bool look_ahead = g.chunk >= g.len && g.len * dim_t{sizeof(S)} <= kMaxL1RowBytes;
   const bool look_one_ahead = !log && worth_prefetching_rows_to_l2<A>(g, sizeof(S));
   const dim_t ahead_rows = look_ahead ? 2 : look_one_ahead ? 1 : 0;
-  // How a row computes exp(x - max): exp_minus_f32 where its range allows, else Fast2Sum where
-  // max_dominates, else TwoSum (rows of kMinRangeRow or more; shorter ones always TwoSum).
+  // How a row computes exp(x - max): exp_minus_f32 where its range allows (avx512bw), else, for
+  // softmax, exp(x - s) by exp_minus_nearby_f32 (avx2; s near the max: the factor exp(max - s)
+  // cancels in exp / sum, so the exps kept in dst and their sum use it alike), else Fast2Sum
+  // where max_dominates, else TwoSum (rows of kMinRangeRow or more; shorter ones always TwoSum).
+  // Not for logsoftmax, which needs log(sum) relative to the max itself.
   struct exp_choice {
     float max = 0.f;
     std::optional<simd::exp_minus_f32<A>> minus;
+    std::optional<simd::exp_minus_nearby_f32<A>> nearby;
     bool dominates = false;
   };
-  auto choose = [](float mx, float mn) {
+  auto choose = [log](float mx, float mn) {
     exp_choice c;
     c.max = mx;
     if constexpr (kWithMin) {
       c.minus = simd::exp_minus_f32<A>::make(mx, mn);
-      c.dominates = !c.minus && max_dominates(mx, mn);
+      if (!c.minus && !log) c.nearby = simd::exp_minus_nearby_f32<A>::make(mx, mn);
+      c.dominates = !c.minus && !c.nearby && max_dominates(mx, mn);
     }
     return c;
   };
@@ -532,6 +537,8 @@ void forward_dense_rows(const kernel_args& k, dim_t begin, dim_t end) {
     if constexpr (kWithMin) {
       if (const auto& exp_minus = this_choice->minus) {
         sum_exps([&](F x) { return (*exp_minus)(x); });
+      } else if (const auto& nearby = this_choice->nearby; nearby && (kKeepExp || ex)) {
+        sum_exps([&](F x) { return (*nearby)(x); });
       } else if (this_choice->dominates) {
         sum_exps([&](F x) { return exp_diff_max_dominates<A>(x, m); });
       } else {
