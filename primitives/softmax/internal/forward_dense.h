@@ -187,7 +187,8 @@ row_range last_sweep(D* q, dim_t n, const S* ahead, Y&& y) {
           kWithMin ? -simd::reduce_max<A>(-xsimd::min(b0, b1)) : inf};
 }
 
-// Rows shorter than this keep exp_diff and do not look for their min: the min's sweep and
+// Rows shorter than this keep exp_diff and do not look for their min, except softmax on avx2
+// (finds_row_min): the min's sweep and
 // reduction cost more there than Fast2Sum saves (8192x128: 355 -> 399 us hot with them). Also
 // with exp_minus_f32 (2026-11-23, 1 thread hot, medians of 12 interleaved): one row at a time
 // with it, 8192x128 softmax 364 -> 338 us but logsoftmax 446 -> 459, against the pairs below
@@ -202,7 +203,7 @@ struct pair_maxima {
 };
 
 // Two short rows at once (f32 softmax and logsoftmax, single-run rows shorter than
-// kMinRangeRow). A row's steps are one chain of dependencies (max, its reduction across lanes,
+// kMinRangeRow; on avx2 logsoftmax only). A row's steps are one chain of dependencies (max, its reduction across lanes,
 // the exps, the f64 sum and its reduction, the division, the scaling), and a 128-element row has
 // too little work between them for the out-of-order window to overlap the next row's chain:
 // 8192x128 took 45 ns per row against 27 ns per 128 elements of 1024x1000. Two rows' chains run
@@ -587,9 +588,19 @@ void forward_dense_rows(const kernel_args& k, dim_t begin, dim_t end) {
   }
 }
 
+// Whether rows of k find their min as well as their max (to choose their exp). On avx2, softmax
+// rows of every length do: their min lets them take exp_minus_nearby_f32, which saves more than
+// the pairs of short rows (forward_row_pair, which do not look for it) do there: 8192x128, 1
+// thread, medians of 12, hot 875 -> 730 us, cold 1120 -> 880.
+template <class A>
+bool finds_row_min(const kernel_args& k) {
+  if (k.dense.len >= kMinRangeRow) return true;
+  return std::is_same_v<A, xsimd::avx2> && k.alg != softmax_alg::logsoftmax;
+}
+
 template <class A, class S, class D>
 void forward_dense(const kernel_args& k, dim_t begin, dim_t end) {
-  if (k.dense.len >= kMinRangeRow) forward_dense_rows<A, S, D, true>(k, begin, end);
+  if (finds_row_min<A>(k)) forward_dense_rows<A, S, D, true>(k, begin, end);
   else forward_dense_rows<A, S, D, false>(k, begin, end);
 }
 
