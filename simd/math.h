@@ -315,7 +315,12 @@ class exp_minus_nearby_f32 {
       if (std::max(std::fabs(c), std::fabs(lo)) > 100.f || lo < c - 86.f) return std::nullopt;
       constexpr double kLn2 = 0x1.62e42fefa39efp-1;
       const double m = std::nearbyint(static_cast<double>(c) * (8 / kLn2));
-      return exp_minus_nearby_f32(static_cast<float>(0x1.8p23 + 1016 - m), m * (kLn2 / 8));
+      const double s = m * (kLn2 / 8);
+      // exp(s - c), |s - c| <= 0.0434: Taylor to degree 7 (truncation below 2^-52 relative).
+      const double d = s - static_cast<double>(c);
+      double to_c = 1;
+      for (int k = 7; k >= 1; --k) to_c = 1 + d / k * to_c;
+      return exp_minus_nearby_f32(static_cast<float>(0x1.8p23 + 1016 - m), s, to_c);
     }
 #endif
     (void)c;
@@ -325,6 +330,8 @@ class exp_minus_nearby_f32 {
 
   // s: the multiple of ln2/8 that the results are exp(x - s) of.
   double shift() const { return s_; }
+  // exp(s - c) in f64: a result times it is exp(x - c) (logsoftmax's sum needs that one).
+  double to_c() const { return to_c_; }
 
   batch operator()(batch xb) const {
 #if defined(__AVX2__) && defined(__FMA__)
@@ -356,9 +363,10 @@ class exp_minus_nearby_f32 {
   }
 
  private:
-  exp_minus_nearby_f32(float offset, double s) : offset_(offset), s_(s) {}
+  exp_minus_nearby_f32(float offset, double s, double to_c) : offset_(offset), s_(s), to_c_(to_c) {}
   float offset_;
   double s_;
+  double to_c_;
 };
 
 // exp of f64 batches to about 2^-37 relative error (not the full f64 accuracy of xsimd::exp),

@@ -23,7 +23,7 @@ struct arch_kernels {
   void (*exp)(const float*, float*, int64_t);
   void (*exp_nonpositive)(const float*, float*, int64_t);  // exp_nonpositive_f32
   bool (*exp_minus)(const float*, float*, int64_t, float, float);  // exp_minus_f32
-  bool (*exp_minus_nearby)(const float*, float*, int64_t, float, float, double*);
+  bool (*exp_minus_nearby)(const float*, float*, int64_t, float, float, double*, double*);
   void (*log)(const float*, float*, int64_t);
   float (*max)(const float*, int64_t);
   float (*sum)(const float*, int64_t);
@@ -274,7 +274,8 @@ TEST(ExpMinus, NanAndEveryLengthOnAvx512bw) {
 
 // exp_minus_nearby_f32 on avx2: exp(x - s) against double precision over ranges of every scale
 // it accepts (ends at ±100, spans up to 86, c = 0, c on and midway between multiples of ln2/8,
-// where s is farthest from c), and random ranges; s a multiple of ln2/8 within ln2/16 of c.
+// where s is farthest from c), and random ranges; s a multiple of ln2/8 within ln2/16 of c, and
+// to_c() = exp(s - c) within 1e-15 (a few f64 ulp; the f32 results need 2^-30).
 // 1.0 ulp at most (exp_nonpositive_f32's avx2 bound; every result is normal). Other archs
 // decline every range.
 TEST(ExpMinusNearby, AccuracyOverRangesOfEveryScaleOnAvx2) {
@@ -299,9 +300,9 @@ TEST(ExpMinusNearby, AccuracyOverRangesOfEveryScaleOnAvx2) {
     for (const range& r : ranges) {
       const std::vector<float> xs = range_sweep(r.lo, r.c, 20000);
       std::vector<float> y(xs.size());
-      double s = 0;
+      double s = 0, to_c = 0;
       const bool accepted = k.exp_minus_nearby(xs.data(), y.data(), static_cast<int64_t>(xs.size()),
-                                               r.c, r.lo, &s);
+                                               r.c, r.lo, &s, &to_c);
       if (k.name != "avx2") {
         EXPECT_FALSE(accepted) << k.name;
         continue;
@@ -310,6 +311,7 @@ TEST(ExpMinusNearby, AccuracyOverRangesOfEveryScaleOnAvx2) {
       ++accepted_count;
       EXPECT_NEAR(s / kStep, std::nearbyint(s / kStep), 1e-9) << "c=" << r.c;
       EXPECT_LE(std::fabs(s - r.c), kStep / 2 + 1e-12) << "c=" << r.c;
+      EXPECT_NEAR(to_c, std::exp(s - r.c), 1e-15) << "c=" << r.c;
       const exp_errors e = tally_exp_errors(xs, y, s);
       if (e.normal > worst.normal) worst.normal = e.normal, worst.at = e.at;
       EXPECT_LE(e.normal, 1.0) << "c=" << r.c << " lo=" << r.lo << " at x=" << e.at;
@@ -333,8 +335,8 @@ TEST(ExpMinusNearby, DeclinesRangesOutsideItsConditions) {
   for (const arch_kernels& k : every_arch()) {
     for (const auto& [c, lo] : declined) {
       float x = 0, y = 7.f;
-      double s = 0;
-      EXPECT_FALSE(k.exp_minus_nearby(&x, &y, 1, c, lo, &s)) << k.name << " c=" << c << " lo=" << lo;
+      double s = 0, to_c = 0;
+      EXPECT_FALSE(k.exp_minus_nearby(&x, &y, 1, c, lo, &s, &to_c)) << k.name << " c=" << c << " lo=" << lo;
       EXPECT_EQ(y, 7.f) << k.name;
     }
   }
@@ -349,8 +351,8 @@ TEST(ExpMinusNearby, NanAndEveryLengthOnAvx2) {
       std::vector<float> x(n), y(n);
       for (int i = 0; i < n; ++i) x[i] = 2.5f - 5.f * static_cast<float>(i);
       x[n / 2] = std::numeric_limits<float>::quiet_NaN();
-      double s = 0;
-      ASSERT_TRUE(k.exp_minus_nearby(x.data(), y.data(), n, 2.5f, 2.5f - 5.f * 16, &s));
+      double s = 0, to_c = 0;
+      ASSERT_TRUE(k.exp_minus_nearby(x.data(), y.data(), n, 2.5f, 2.5f - 5.f * 16, &s, &to_c));
       for (int i = 0; i < n; ++i) {
         if (i == n / 2) {
           EXPECT_TRUE(std::isnan(y[i])) << "n=" << n;

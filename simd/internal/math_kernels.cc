@@ -40,10 +40,11 @@ bool exp_minus_kernel(const float* src, float* dst, int64_t n, float c, float lo
 
 template <class Arch>
 bool exp_minus_nearby_kernel(const float* src, float* dst, int64_t n, float c, float lo,
-                             double* shift) {
+                             double* shift, double* to_c) {
   const auto exp_minus = exp_minus_nearby_f32<Arch>::make(c, lo);
   if (!exp_minus) return false;
   *shift = exp_minus->shift();
+  *to_c = exp_minus->to_c();
   map_kernel<Arch>(src, dst, n, *exp_minus);
   return true;
 }
@@ -100,7 +101,7 @@ template void exp_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t);
 template void exp_nonpositive_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t);
 template bool exp_minus_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t, float, float);
 template bool exp_minus_nearby_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t, float,
-                                                         float, double*);
+                                                         float, double*, double*);
 template void log_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t);
 template void scaled_exp_f64_kernel<TESSERA_SIMD_ARCH>(const double*, double*, int64_t, double);
 template float max_kernel<TESSERA_SIMD_ARCH>(const float*, int64_t);

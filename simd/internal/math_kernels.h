@@ -18,10 +18,10 @@ void exp_nonpositive_kernel(const float* src, float* dst, int64_t n);
 template <class Arch>
 bool exp_minus_kernel(const float* src, float* dst, int64_t n, float c, float lo);
 // dst[i] = exp(src[i] - s) through exp_minus_nearby_f32 made for the range [lo, c], with
-// *shift = s; false (dst not written) when make() declines.
+// *shift = s and *to_c = exp(s - c); false (dst not written) when make() declines.
 template <class Arch>
 bool exp_minus_nearby_kernel(const float* src, float* dst, int64_t n, float c, float lo,
-                             double* shift);
+                             double* shift, double* to_c);
 template <class Arch>
 void log_kernel(const float* src, float* dst, int64_t n);
 // dst[i] = exp(src[i]) * scale through scaled_exp_f64.

@@ -187,7 +187,7 @@ row_range last_sweep(D* q, dim_t n, const S* ahead, Y&& y) {
           kWithMin ? -simd::reduce_max<A>(-xsimd::min(b0, b1)) : inf};
 }
 
-// Rows shorter than this keep exp_diff and do not look for their min, except softmax on avx2
+// Rows shorter than this keep exp_diff and do not look for their min, except on avx2
 // (finds_row_min): the min's sweep and
 // reduction cost more there than Fast2Sum saves (8192x128: 355 -> 399 us hot with them). Also
 // with exp_minus_f32 (2026-11-23, 1 thread hot, medians of 12 interleaved): one row at a time
@@ -203,7 +203,7 @@ struct pair_maxima {
 };
 
 // Two short rows at once (f32 softmax and logsoftmax, single-run rows shorter than
-// kMinRangeRow; on avx2 logsoftmax only). A row's steps are one chain of dependencies (max, its reduction across lanes,
+// kMinRangeRow; not on avx2, see finds_row_min). A row's steps are one chain of dependencies (max, its reduction across lanes,
 // the exps, the f64 sum and its reduction, the division, the scaling), and a 128-element row has
 // too little work between them for the out-of-order window to overlap the next row's chain:
 // 8192x128 took 45 ns per row against 27 ns per 128 elements of 1024x1000. Two rows' chains run
@@ -365,23 +365,23 @@ void forward_dense_rows(const kernel_args& k, dim_t begin, dim_t end) {
   const bool look_ahead = g.chunk >= g.len && g.len * dim_t{sizeof(S)} <= kMaxL1RowBytes;
   const bool look_one_ahead = !log && worth_prefetching_rows_to_l2<A>(g, sizeof(S));
   const dim_t ahead_rows = look_ahead ? 2 : look_one_ahead ? 1 : 0;
-  // How a row computes exp(x - max): exp_minus_f32 where its range allows (avx512bw), else, for
-  // softmax, exp(x - s) by exp_minus_nearby_f32 (avx2; s near the max: the factor exp(max - s)
-  // cancels in exp / sum, so the exps kept in dst and their sum use it alike), else Fast2Sum
-  // where max_dominates, else TwoSum (rows of kMinRangeRow or more; shorter ones always TwoSum).
-  // Not for logsoftmax, which needs log(sum) relative to the max itself.
+  // How a row computes exp(x - max): exp_minus_f32 where its range allows (avx512bw), else
+  // exp(x - s) by exp_minus_nearby_f32 (avx2; s near the max: for softmax the factor exp(max - s)
+  // cancels in exp / sum, so the exps kept in dst and their sum use it alike; logsoftmax's sum
+  // of the non-maximal exps is multiplied by it in f64), else Fast2Sum where max_dominates, else
+  // TwoSum (rows that find their min; the others always TwoSum).
   struct exp_choice {
     float max = 0.f;
     std::optional<simd::exp_minus_f32<A>> minus;
     std::optional<simd::exp_minus_nearby_f32<A>> nearby;
     bool dominates = false;
   };
-  auto choose = [log](float mx, float mn) {
+  auto choose = [](float mx, float mn) {
     exp_choice c;
     c.max = mx;
     if constexpr (kWithMin) {
       c.minus = simd::exp_minus_f32<A>::make(mx, mn);
-      if (!c.minus && !log) c.nearby = simd::exp_minus_nearby_f32<A>::make(mx, mn);
+      if (!c.minus) c.nearby = simd::exp_minus_nearby_f32<A>::make(mx, mn);
       c.dominates = !c.minus && !c.nearby && max_dominates(mx, mn);
     }
     return c;
@@ -535,11 +535,13 @@ void forward_dense_rows(const kernel_args& k, dim_t begin, dim_t end) {
       else sum_exps_of(exp_of, std::false_type{});
     };
     auto two_sum = [&](F x) { return exp_diff<A>(x, m); };
+    double to_max = 1;  // the exps' factor to exp(x - max)
     if constexpr (kWithMin) {
       if (const auto& exp_minus = this_choice->minus) {
         sum_exps([&](F x) { return (*exp_minus)(x); });
-      } else if (const auto& nearby = this_choice->nearby; nearby && (kKeepExp || ex)) {
+      } else if (const auto& nearby = this_choice->nearby; nearby && (log || kKeepExp || ex)) {
         sum_exps([&](F x) { return (*nearby)(x); });
+        to_max = nearby->to_c();
       } else if (this_choice->dominates) {
         sum_exps([&](F x) { return exp_diff_max_dominates<A>(x, m); });
       } else {
@@ -548,7 +550,8 @@ void forward_dense_rows(const kernel_args& k, dim_t begin, dim_t end) {
     } else {
       sum_exps(two_sum);
     }
-    const row_total total = reduce<A>(k0);
+    row_total total = reduce<A>(k0);
+    if (log) total.rest *= to_max;  // softmax's exps and sum share the factor
     // The next row's exp, chosen before the last sweep so that it is ready when that sweep ends.
     std::optional<exp_choice> next_choice;
     if (next) next_choice = choose(next->max, next->min);
@@ -588,14 +591,14 @@ void forward_dense_rows(const kernel_args& k, dim_t begin, dim_t end) {
   }
 }
 
-// Whether rows of k find their min as well as their max (to choose their exp). On avx2, softmax
-// rows of every length do: their min lets them take exp_minus_nearby_f32, which saves more than
-// the pairs of short rows (forward_row_pair, which do not look for it) do there: 8192x128, 1
-// thread, medians of 12, hot 875 -> 730 us, cold 1120 -> 880.
+// Whether rows of k find their min as well as their max (to choose their exp). On avx2, rows of
+// every length do: their min lets them take exp_minus_nearby_f32, which saves more than the pairs
+// of short rows (forward_row_pair, which do not look for it) do there: 8192x128, 1 thread,
+// medians of 9-12, softmax hot 875 -> 730 us, cold 1120 -> 880; logsoftmax hot 1115 -> 985,
+// cold 1450 -> 1236.
 template <class A>
 bool finds_row_min(const kernel_args& k) {
-  if (k.dense.len >= kMinRangeRow) return true;
-  return std::is_same_v<A, xsimd::avx2> && k.alg != softmax_alg::logsoftmax;
+  return k.dense.len >= kMinRangeRow || std::is_same_v<A, xsimd::avx2>;
 }
 
 template <class A, class S, class D>
