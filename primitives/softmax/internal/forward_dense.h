@@ -65,49 +65,73 @@ void forward_four_rows(const kernel_args& k, dim_t row0) {
   const dim_t full = g.len / W;  // runs that are whole vectors; the last may be partial
   const int tail = static_cast<int>(g.len - full * W);
 
-  F m[R];
-  for (int j = 0; j < R; ++j) m[j] = F(neg_inf);
+  // On avx2 the rows' mins too: where all four rows' ranges allow, their exps are
+  // exp_minus_nearby_f32's (the factor exp(max - s) cancels in exp / sum).
+  constexpr bool kNearby = std::is_same_v<A, xsimd::avx2>;
+  F m[R], lo[R];
+  for (int j = 0; j < R; ++j) m[j] = F(neg_inf), lo[j] = F(-neg_inf);
   vector_walk<A> at;
   for (dim_t c = 0; c < full; ++c, at.next(g)) {
-    for (int j = 0; j < R; ++j) m[j] = xsimd::max(simd::load_f32<A>(src[j] + at.off), m[j]);
+    for (int j = 0; j < R; ++j) {
+      const F x = simd::load_f32<A>(src[j] + at.off);
+      m[j] = xsimd::max(x, m[j]);
+      if constexpr (kNearby) lo[j] = xsimd::min(x, lo[j]);
+    }
   }
   dim_t off = at.off;  // the partial vector's
   if (tail) {
-    for (int j = 0; j < R; ++j) m[j] = xsimd::max(load_partial<A>(src[j] + off, tail, neg_inf), m[j]);
+    for (int j = 0; j < R; ++j) {
+      m[j] = xsimd::max(load_partial<A>(src[j] + off, tail, neg_inf), m[j]);
+      if constexpr (kNearby) lo[j] = xsimd::min(load_partial<A>(src[j] + off, tail, -neg_inf), lo[j]);
+    }
   }
   bool zero[R];
+  std::optional<simd::exp_minus_nearby_f32<A>> nearby[R];
+  bool all_nearby = kNearby;
   for (int j = 0; j < R; ++j) {
     const float mx = simd::reduce_max<A>(m[j]);
     zero[j] = inf_as_zero && mx == neg_inf;
     m[j] = F(mx);
+    if constexpr (kNearby) {
+      nearby[j] = simd::exp_minus_nearby_f32<A>::make(mx, -simd::reduce_max<A>(-lo[j]));
+      all_nearby = all_nearby && nearby[j];
+    }
   }
 
-  // Sums: f32 per lane over four runs (terms <= 1, three roundings), then widened to f64.
+  // Sums: f32 per lane over four runs (terms <= 1.05, three roundings), then widened to f64.
   wide_sum<A> sum[R];
   F part[R];
   for (int j = 0; j < R; ++j) part[j] = F(0.f);
-  at = {};
-  for (dim_t c = 0; c < full; ++c, at.next(g)) {
-    for (int j = 0; j < R; ++j) {
-      const F e = exp_diff<A>(simd::load_f32<A>(src[j] + at.off), m[j]);
-      simd::store_f32(dst[j] + at.off, e);
-      part[j] = part[j] + e;
-    }
-    if ((c & 3) == 3) {
+  // exp_of(j, x): row j's exp(x - max), or exp(x - s).
+  auto sum_exps = [&](auto&& exp_of) {
+    vector_walk<A> walk;
+    for (dim_t c = 0; c < full; ++c, walk.next(g)) {
       for (int j = 0; j < R; ++j) {
-        sum[j].add(part[j]);
-        part[j] = F(0.f);
+        const F e = exp_of(j, simd::load_f32<A>(src[j] + walk.off));
+        simd::store_f32(dst[j] + walk.off, e);
+        part[j] = part[j] + e;
+      }
+      if ((c & 3) == 3) {
+        for (int j = 0; j < R; ++j) {
+          sum[j].add(part[j]);
+          part[j] = F(0.f);
+        }
       }
     }
-  }
-  if (tail) {
-    for (int j = 0; j < R; ++j) {
-      const auto inside = lane_index<A>() < F(static_cast<float>(tail));
-      const F e = ::tessera::simd::select(inside, exp_diff<A>(load_partial<A>(src[j] + off, tail, 0.f), m[j]),
-                                F(0.f));
-      simd::store_f32(dst[j] + off, e, tail);
-      part[j] = part[j] + e;
+    if (tail) {
+      for (int j = 0; j < R; ++j) {
+        const auto inside = lane_index<A>() < F(static_cast<float>(tail));
+        const F e = ::tessera::simd::select(inside, exp_of(j, load_partial<A>(src[j] + off, tail, 0.f)),
+                                            F(0.f));
+        simd::store_f32(dst[j] + off, e, tail);
+        part[j] = part[j] + e;
+      }
     }
+  };
+  if (all_nearby) {
+    sum_exps([&](int j, F x) { return (*nearby[j])(x); });
+  } else {
+    sum_exps([&](int j, F x) { return exp_diff<A>(x, m[j]); });
   }
   F inv[R];
   for (int j = 0; j < R; ++j) {
