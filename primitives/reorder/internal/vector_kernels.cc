@@ -504,36 +504,60 @@ inline void transpose8x8(const float* src, int64_t src_ld, float* dst, const Col
   for (int i = 0; i < 8; ++i) _mm256_storeu_ps(dst + col(i), t[i]);
 }
 
-// 16 rows x 8 columns as two 8x8 register tiles: each column's 16 dst elements (64 bytes) are
-// written at once, where 8-row blocks wrote half of every dst row and came back for the other
-// half after a whole strip of columns (out of L1 for nchw -> nChw16c's 1024-column strips).
+// Columns [0, 4) of 8 rows, each as one register (column j's 8 rows): every row is read as two
+// 16-byte halves, row i's and row i + 4's in one register's two 128-bit lanes (vinsertf128 from
+// memory), and a 4x4 transpose within each lane finishes it. With malloc's 16-byte offset no
+// 16-byte load straddles a cache line (every second 32-byte row load did), and the lane swap of
+// the 8x8 transpose (vperm2f128) is folded into the loads.
+[[gnu::always_inline, maybe_unused]] inline void load_transposed8x4(const float* src,
+                                                                   int64_t src_ld, __m256 c[4]) {
+  __m256 r[4], t[4];
+  for (int i = 0; i < 4; ++i) {
+    r[i] = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(src + i * src_ld)),
+                                _mm_loadu_ps(src + (i + 4) * src_ld), 1);
+  }
+  t[0] = _mm256_unpacklo_ps(r[0], r[1]);  // lane: r0c0 r1c0 r0c1 r1c1
+  t[1] = _mm256_unpackhi_ps(r[0], r[1]);  //       r0c2 r1c2 r0c3 r1c3
+  t[2] = _mm256_unpacklo_ps(r[2], r[3]);
+  t[3] = _mm256_unpackhi_ps(r[2], r[3]);
+  c[0] = _mm256_shuffle_ps(t[0], t[2], 0x44);
+  c[1] = _mm256_shuffle_ps(t[0], t[2], 0xEE);
+  c[2] = _mm256_shuffle_ps(t[1], t[3], 0x44);
+  c[3] = _mm256_shuffle_ps(t[1], t[3], 0xEE);
+}
+
+// 16 rows x 8 columns: each column's 16 dst elements (64 bytes) are written at once, where
+// 8-row blocks wrote half of every dst row and came back for the other half after a whole strip
+// of columns (out of L1 for nchw -> nChw16c's 1024-column strips). Four columns at a time
+// (load_transposed8x4 on both 8-row halves): 8 result registers live, not 16. Two 8x8
+// register tiles had spilled their 16 transposed registers to the stack.
 // stream (a large dst): rows on a cache line, or the tile's rows back to back (16-lane blocks:
 // nChw16c), go around the cache; rows that are neither would leave partial lines behind.
 template <class Cols>
 inline void transpose16x8(const float* src, int64_t src_ld, float* dst, const Cols& col,
                           bool stream) {
-  __m256 top[8], bottom[8];
-  load_transposed8x8(src, src_ld, top);
-  load_transposed8x8(src + 8 * src_ld, src_ld, bottom);
   const auto at = reinterpret_cast<uintptr_t>(dst + col(0));
   const bool back_to_back = col(7) - col(0) == 7 * 16;
-  if (stream && at % 64 == 0 && (back_to_back || col.all_aligned64(dst, 8))) {
-    for (int i = 0; i < 8; ++i) {
-      _mm256_stream_ps(dst + col(i), top[i]);
-      _mm256_stream_ps(dst + col(i) + 8, bottom[i]);
-    }
-  } else if (stream && at % 16 == 0 && back_to_back) {
-    for (int i = 0; i < 8; ++i) {
-      float* d = dst + col(i);
-      _mm_stream_ps(d, _mm256_castps256_ps128(top[i]));
-      _mm_stream_ps(d + 4, _mm256_extractf128_ps(top[i], 1));
-      _mm_stream_ps(d + 8, _mm256_castps256_ps128(bottom[i]));
-      _mm_stream_ps(d + 12, _mm256_extractf128_ps(bottom[i], 1));
-    }
-  } else {
-    for (int i = 0; i < 8; ++i) {
-      _mm256_storeu_ps(dst + col(i), top[i]);
-      _mm256_storeu_ps(dst + col(i) + 8, bottom[i]);
+  const bool whole_lines = stream && at % 64 == 0 && (back_to_back || col.all_aligned64(dst, 8));
+  const bool quarter_lines = !whole_lines && stream && at % 16 == 0 && back_to_back;
+  for (int h = 0; h < 8; h += 4) {
+    __m256 top[4], bottom[4];
+    load_transposed8x4(src + h, src_ld, top);
+    load_transposed8x4(src + 8 * src_ld + h, src_ld, bottom);
+    for (int j = 0; j < 4; ++j) {
+      float* d = dst + col(h + j);
+      if (whole_lines) {
+        _mm256_stream_ps(d, top[j]);
+        _mm256_stream_ps(d + 8, bottom[j]);
+      } else if (quarter_lines) {
+        _mm_stream_ps(d, _mm256_castps256_ps128(top[j]));
+        _mm_stream_ps(d + 4, _mm256_extractf128_ps(top[j], 1));
+        _mm_stream_ps(d + 8, _mm256_castps256_ps128(bottom[j]));
+        _mm_stream_ps(d + 12, _mm256_extractf128_ps(bottom[j], 1));
+      } else {
+        _mm256_storeu_ps(d, top[j]);
+        _mm256_storeu_ps(d + 8, bottom[j]);
+      }
     }
   }
 }
