@@ -530,12 +530,14 @@ inline void transpose8x8(const float* src, int64_t src_ld, float* dst, const Col
 // 8-row blocks wrote half of every dst row and came back for the other half after a whole strip
 // of columns (out of L1 for nchw -> nChw16c's 1024-column strips). Four columns at a time
 // (load_transposed8x4 on both 8-row halves): 8 result registers live, not 16. Two 8x8
-// register tiles had spilled their 16 transposed registers to the stack.
+// register tiles had spilled their 16 transposed registers to the stack. Inlined: called out of
+// line (as clang chose once transpose_tiles_avx2 had two copies of its row loop), nchw ->
+// nChw16c ran 5-8 % slower.
 // stream (a large dst): rows on a cache line, or the tile's rows back to back (16-lane blocks:
 // nChw16c), go around the cache; rows that are neither would leave partial lines behind.
 template <class Cols>
-inline void transpose16x8(const float* src, int64_t src_ld, float* dst, const Cols& col,
-                          bool stream) {
+[[gnu::always_inline]] inline void transpose16x8(const float* src, int64_t src_ld, float* dst,
+                                                 const Cols& col, bool stream) {
   const auto at = reinterpret_cast<uintptr_t>(dst + col(0));
   const bool back_to_back = col(7) - col(0) == 7 * 16;
   const bool whole_lines = stream && at % 64 == 0 && (back_to_back || col.all_aligned64(dst, 8));
@@ -817,17 +819,40 @@ void transpose_tiles_avx2(const T* src, int64_t src_ld, T* dst, const ColumnsAt&
     }
     r0 = head;
   }
-  for (; r0 + 2 * kTile <= rows; r0 += 2 * kTile) {
-    for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
-      const int64_t cn = std::min(kTile, cols - c0);
-      const auto col = columns_at(c0, static_cast<int>(cn));
-      if (cn == kTile) {
-        transpose16x8(s + r0 * src_ld + c0, src_ld, d + r0, col, stream);
-      } else {
-        move_tile<Arch>(src, src_ld, dst, col, r0, kTile, c0, cn, rows, pad_rows, stream);
-        move_tile<Arch>(src, src_ld, dst, col, r0 + kTile, kTile, c0, cn, rows, pad_rows, stream);
+  // Tall strips (nhwc -> nchw: 3136 rows of 64 columns): while a 16-row block moves, its tiles
+  // prefetch (to L1) the src lines of the same columns in the next block, one per row per 64
+  // bytes. The hardware prefetcher did not keep up with the 16 rows read 32 bytes at a time:
+  // nhwc -> nchw cold, 1 thread, 4.09 -> 2.72 ms (medians of 9 interleaved). Strips of one
+  // block (nchw -> nChw16c, 16 rows) keep the loop without the prefetch.
+  auto row_blocks = [&](auto prefetch) {
+    for (; r0 + 2 * kTile <= rows; r0 += 2 * kTile) {
+      [[maybe_unused]] const int64_t next = r0 + 2 * kTile;
+      [[maybe_unused]] const int64_t next_rows = std::clamp<int64_t>(rows - next, 0, 2 * kTile);
+      for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
+        const int64_t cn = std::min(kTile, cols - c0);
+        const auto col = columns_at(c0, static_cast<int>(cn));
+        if constexpr (decltype(prefetch)::value) {
+          if (c0 % 16 == 0) {
+            for (int64_t r = 0; r < next_rows; ++r) {
+              _mm_prefetch(reinterpret_cast<const char*>(s + (next + r) * src_ld + c0),
+                           _MM_HINT_T0);
+            }
+          }
+        }
+        if (cn == kTile) {
+          transpose16x8(s + r0 * src_ld + c0, src_ld, d + r0, col, stream);
+        } else {
+          move_tile<Arch>(src, src_ld, dst, col, r0, kTile, c0, cn, rows, pad_rows, stream);
+          move_tile<Arch>(src, src_ld, dst, col, r0 + kTile, kTile, c0, cn, rows, pad_rows,
+                          stream);
+        }
       }
     }
+  };
+  if (rows - r0 >= 4 * kTile) {
+    row_blocks(std::true_type{});
+  } else {
+    row_blocks(std::false_type{});
   }
   for (; r0 < pad_rows; r0 += kTile) {
     for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
