@@ -253,22 +253,32 @@ TEST(ExpMinus, DeclinesRangesItCannotComputeExactly) {
   }
 }
 
+// x[i] = 2.5 - step i (i < n) with a NaN at n / 2, for n = 1 .. max_n: exp_of(x, y, n) writes
+// exp(x - s) to y and returns s. The NaN lane must stay NaN, the others be within `bound` ulp.
+template <class ExpOf>
+void expect_nan_lane_at_every_length(int max_n, float step, double bound, ExpOf&& exp_of) {
+  for (int n = 1; n <= max_n; ++n) {
+    std::vector<float> x(n), y(n);
+    for (int i = 0; i < n; ++i) x[i] = 2.5f - step * static_cast<float>(i);
+    x[n / 2] = std::numeric_limits<float>::quiet_NaN();
+    const double s = exp_of(x.data(), y.data(), n);
+    for (int i = 0; i < n; ++i) {
+      if (i == n / 2) {
+        EXPECT_TRUE(std::isnan(y[i])) << "n=" << n;
+      } else {
+        EXPECT_LE(ulp_error(y[i], std::exp(static_cast<double>(x[i]) - s)), bound) << "n=" << n << " i=" << i;
+      }
+    }
+  }
+}
+
 TEST(ExpMinus, NanAndEveryLengthOnAvx512bw) {
   for (const arch_kernels& k : every_arch()) {
     if (k.name != "avx512bw") continue;
-    for (int n = 1; n <= 33; ++n) {
-      std::vector<float> x(n), y(n);
-      for (int i = 0; i < n; ++i) x[i] = 2.5f - 3.3f * static_cast<float>(i);
-      x[n / 2] = std::numeric_limits<float>::quiet_NaN();
-      ASSERT_TRUE(k.exp_minus(x.data(), y.data(), n, 2.5f, 2.5f - 3.3f * 33));
-      for (int i = 0; i < n; ++i) {
-        if (i == n / 2) {
-          EXPECT_TRUE(std::isnan(y[i])) << "n=" << n;
-        } else {
-          EXPECT_LE(ulp_error(y[i], std::exp(static_cast<double>(x[i]) - 2.5)), 1.1) << "n=" << n << " i=" << i;
-        }
-      }
-    }
+    expect_nan_lane_at_every_length(33, 3.3f, 1.1, [&](const float* x, float* y, int n) {
+      EXPECT_TRUE(k.exp_minus(x, y, n, 2.5f, 2.5f - 3.3f * 33));
+      return 2.5;
+    });
   }
 }
 
@@ -347,20 +357,11 @@ TEST(ExpMinusNearby, DeclinesRangesOutsideItsConditions) {
 TEST(ExpMinusNearby, NanAndEveryLengthOnAvx2) {
   for (const arch_kernels& k : every_arch()) {
     if (k.name != "avx2") continue;
-    for (int n = 1; n <= 17; ++n) {
-      std::vector<float> x(n), y(n);
-      for (int i = 0; i < n; ++i) x[i] = 2.5f - 5.f * static_cast<float>(i);
-      x[n / 2] = std::numeric_limits<float>::quiet_NaN();
+    expect_nan_lane_at_every_length(17, 5.f, 1.0, [&](const float* x, float* y, int n) {
       double s = 0, to_c = 0;
-      ASSERT_TRUE(k.exp_minus_nearby(x.data(), y.data(), n, 2.5f, 2.5f - 5.f * 16, &s, &to_c));
-      for (int i = 0; i < n; ++i) {
-        if (i == n / 2) {
-          EXPECT_TRUE(std::isnan(y[i])) << "n=" << n;
-        } else {
-          EXPECT_LE(ulp_error(y[i], std::exp(static_cast<double>(x[i]) - s)), 1.0) << "n=" << n << " i=" << i;
-        }
-      }
-    }
+      EXPECT_TRUE(k.exp_minus_nearby(x, y, n, 2.5f, 2.5f - 5.f * 16, &s, &to_c));
+      return s;
+    });
   }
 }
 
