@@ -212,8 +212,8 @@ row_range last_sweep(D* q, dim_t n, const S* ahead, Y&& y) {
 }
 
 // Rows shorter than this keep exp_diff and do not look for their min, except on avx2
-// (finds_row_min): the min's sweep and
-// reduction cost more there than Fast2Sum saves (8192x128: 355 -> 399 us hot with them). Also
+// (finds_row_min): the min's sweep and reduction cost more there than Fast2Sum saves (8192x128:
+// 355 -> 399 us hot with them). Also
 // with exp_minus_f32 (2026-11-23, 1 thread hot, medians of 12 interleaved): one row at a time
 // with it, 8192x128 softmax 364 -> 338 us but logsoftmax 446 -> 459, against the pairs below
 // without it; the pairs choosing it per row (the min found in the look-ahead sweep, nine
@@ -227,10 +227,10 @@ struct pair_maxima {
 };
 
 // Two short rows at once (f32 softmax and logsoftmax, single-run rows shorter than
-// kMinRangeRow; not on avx2, see finds_row_min). A row's steps are one chain of dependencies (max, its reduction across lanes,
-// the exps, the f64 sum and its reduction, the division, the scaling), and a 128-element row has
-// too little work between them for the out-of-order window to overlap the next row's chain:
-// 8192x128 took 45 ns per row against 27 ns per 128 elements of 1024x1000. Two rows' chains run
+// kMinRangeRow; not on avx2, see finds_row_min). A row's steps are one chain of dependencies
+// (max, its reduction across lanes, the exps, the f64 sum and its reduction, the division, the
+// scaling), and a 128-element row has too little work between them for the out-of-order window
+// to overlap the next row's chain: 8192x128 took 45 ns per row against 27 ns per 128 elements of 1024x1000. Two rows' chains run
 // side by side here. Each row gets exactly forward_dense_rows's operations in its order (the
 // same grouping of the sum), so the results are the same bits.
 // Rows row and row + 1; `given`: their maxima if known. With look_ahead (rows row + 2 and
@@ -420,8 +420,8 @@ void forward_dense_rows(const kernel_args& k, dim_t begin, dim_t end) {
                          ? static_cast<const S*>(k.in0) + k.rows.offset_of(row + ahead_rows)
                          : nullptr;
 
-    // Pass 1: max, and min for rows of kMinRangeRow or more (the min only chooses the exp),
-    // unless an earlier row found them.
+    // Pass 1: max, and min where finds_row_min (the min only chooses the exp), unless an
+    // earlier row found them.
     if (!this_choice) {
       F m0(neg_inf), m1(neg_inf), m2(neg_inf), m3(neg_inf);
       F n0(-neg_inf), n1(-neg_inf), n2(-neg_inf), n3(-neg_inf);
