@@ -116,8 +116,23 @@ xsimd::batch<float, Arch> exp_nonpositive_f32(xsimd::batch<float, Arch> x);
 
 namespace internal {
 #if defined(__AVX2__) && defined(__FMA__)
-// exp_nonpositive_f32 on avx2 (see there). A template on Arch, as every function of this header
-// compiled with ISA flags must be (one instantiation per ISA translation unit).
+// 2^(j/8) e^r for |r| <= ln2/16 (a little more is fine) and j = bits mod 8: the 8-entry table
+// (one vpermps reads the low 3 bits of each lane) times the Taylor quartic, in [0.95, 1.92).
+// Shared by exp_nonpositive_table8 and exp_minus_nearby_f32. A template on Arch, as every
+// function of this header compiled with ISA flags must be (one instantiation per ISA unit).
+template <class Arch>
+__m256 table8_times_exp(__m256 r, __m256i bits) {
+  __m256 q = _mm256_fmadd_ps(_mm256_set1_ps(0x1.555556p-5f), r, _mm256_set1_ps(0x1.555556p-3f));
+  q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(0.5f));
+  q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(1.f));  // (e^r - 1) / r
+  const __m256 table = _mm256_setr_ps(0x1p+0f, 0x1.172b84p+0f, 0x1.306fep+0f, 0x1.4bfdaep+0f,
+                                      0x1.6a09e6p+0f, 0x1.8ace54p+0f, 0x1.ae89fap+0f,
+                                      0x1.d5818ep+0f);
+  const __m256 t = _mm256_permutevar8x32_ps(table, bits);
+  return _mm256_fmadd_ps(_mm256_mul_ps(t, r), q, t);
+}
+
+// exp_nonpositive_f32 on avx2 (see there).
 template <class Arch>
 xsimd::batch<float, Arch> exp_nonpositive_table8(xsimd::batch<float, Arch> xb) {
   const __m256 x = xb;
@@ -128,16 +143,8 @@ xsimd::batch<float, Arch> exp_nonpositive_table8(xsimd::batch<float, Arch> xb) {
   // r = x - n ln2/8: n ln2_hi/8 is exact (ln2_hi has 9 bits), and so is x minus it.
   __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f / 8), x);
   r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f / 8), r);
-  __m256 q = _mm256_fmadd_ps(_mm256_set1_ps(0x1.555556p-5f), r, _mm256_set1_ps(0x1.555556p-3f));
-  q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(0.5f));
-  q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(1.f));  // (e^r - 1) / r
-  // vpermps reads the low 3 bits of each lane: n mod 8.
-  const __m256 table = _mm256_setr_ps(0x1p+0f, 0x1.172b84p+0f, 0x1.306fep+0f, 0x1.4bfdaep+0f,
-                                      0x1.6a09e6p+0f, 0x1.8ace54p+0f, 0x1.ae89fap+0f,
-                                      0x1.d5818ep+0f);
-  const __m256i bits = _mm256_castps_si256(shifted);
-  const __m256 t = _mm256_permutevar8x32_ps(table, bits);
-  const __m256 mantissa = _mm256_fmadd_ps(_mm256_mul_ps(t, r), q, t);  // t e^r in [0.95, 1.92)
+  const __m256i bits = _mm256_castps_si256(shifted);  // low bits: n mod 8
+  const __m256 mantissa = table8_times_exp<Arch>(r, bits);
   // (magic + n) << 20 = n << 20 (mod 2^32); clearing bits 0..22 leaves floor(n / 8) << 23.
   const __m256i scale =
       _mm256_and_si256(_mm256_slli_epi32(bits, 20), _mm256_set1_epi32(-(1 << 23)));
@@ -342,15 +349,8 @@ class exp_minus_nearby_f32 {
       const __m256 big_n = _mm256_sub_ps(shifted, offset);  // N, exact
       __m256 r = _mm256_fnmadd_ps(big_n, _mm256_set1_ps(0.693359375f / 8), x);
       r = _mm256_fnmadd_ps(big_n, _mm256_set1_ps(-2.12194440e-4f / 8), r);
-      __m256 q = _mm256_fmadd_ps(_mm256_set1_ps(0x1.555556p-5f), r, _mm256_set1_ps(0x1.555556p-3f));
-      q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(0.5f));
-      q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(1.f));
-      const __m256 table = _mm256_setr_ps(0x1p+0f, 0x1.172b84p+0f, 0x1.306fep+0f, 0x1.4bfdaep+0f,
-                                          0x1.6a09e6p+0f, 0x1.8ace54p+0f, 0x1.ae89fap+0f,
-                                          0x1.d5818ep+0f);
-      const __m256i bits = _mm256_castps_si256(shifted);
-      const __m256 t = _mm256_permutevar8x32_ps(table, bits);
-      const __m256 mantissa = _mm256_fmadd_ps(_mm256_mul_ps(t, r), q, t);
+      const __m256i bits = _mm256_castps_si256(shifted);  // low bits: n mod 8
+      const __m256 mantissa = internal::table8_times_exp<Arch>(r, bits);
       // (n + 1016) << 20 with bits 0..22 cleared: (floor(n/8) + 127) << 23, i.e. 2^floor(n/8).
       const __m256 scale = _mm256_castsi256_ps(
           _mm256_and_si256(_mm256_slli_epi32(bits, 20), _mm256_set1_epi32(-(1 << 23))));
