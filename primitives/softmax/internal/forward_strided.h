@@ -170,7 +170,8 @@ void sweep_lane_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int
   wide_sum<A> rest[NV];
   F count[NV];
   for (int v = 0; v < NV; ++v) count[v] = F(0.f);
-  auto terms = [&](dim_t a, F(&r)[NV]) {
+  // Inlined by force: called as a function, its r[] went through memory (42 % of nchw's time).
+  auto terms = [&](dim_t a, F(&r)[NV]) __attribute__((always_inline)) {
     const S* p = src + a * stride;
     F x[NV];
     for (int v = 0; v < NV; ++v) x[v] = load(p, v, 0.f);
