@@ -132,6 +132,22 @@ __m256 table8_times_exp(__m256 r, __m256i bits) {
   return _mm256_fmadd_ps(_mm256_mul_ps(t, r), q, t);
 }
 
+// exp_minus_nearby_f32's and exp_minus_nearby_lanes_f32's body (see there): offset holds
+// 1.5 * 2^23 + 1016 - M per lane.
+template <class Arch>
+__m256 exp_minus_nearby_table8(__m256 x, __m256 offset) {
+  const __m256 shifted = _mm256_fmadd_ps(x, _mm256_set1_ps(0x1.715476p+3f), offset);
+  const __m256 big_n = _mm256_sub_ps(shifted, offset);  // N, exact
+  __m256 r = _mm256_fnmadd_ps(big_n, _mm256_set1_ps(0.693359375f / 8), x);
+  r = _mm256_fnmadd_ps(big_n, _mm256_set1_ps(-2.12194440e-4f / 8), r);
+  const __m256i bits = _mm256_castps_si256(shifted);  // low bits: n mod 8
+  const __m256 mantissa = table8_times_exp<Arch>(r, bits);
+  // (n + 1016) << 20 with bits 0..22 cleared: (floor(n/8) + 127) << 23, i.e. 2^floor(n/8).
+  const __m256 scale = _mm256_castsi256_ps(
+      _mm256_and_si256(_mm256_slli_epi32(bits, 20), _mm256_set1_epi32(-(1 << 23))));
+  return _mm256_mul_ps(mantissa, scale);
+}
+
 // exp_nonpositive_f32 on avx2 (see there).
 template <class Arch>
 xsimd::batch<float, Arch> exp_nonpositive_table8(xsimd::batch<float, Arch> xb) {
@@ -343,18 +359,7 @@ class exp_minus_nearby_f32 {
   batch operator()(batch xb) const {
 #if defined(__AVX2__) && defined(__FMA__)
     if constexpr (std::is_same_v<Arch, xsimd::avx2>) {
-      const __m256 x = xb;
-      const __m256 offset = _mm256_set1_ps(offset_);
-      const __m256 shifted = _mm256_fmadd_ps(x, _mm256_set1_ps(0x1.715476p+3f), offset);
-      const __m256 big_n = _mm256_sub_ps(shifted, offset);  // N, exact
-      __m256 r = _mm256_fnmadd_ps(big_n, _mm256_set1_ps(0.693359375f / 8), x);
-      r = _mm256_fnmadd_ps(big_n, _mm256_set1_ps(-2.12194440e-4f / 8), r);
-      const __m256i bits = _mm256_castps_si256(shifted);  // low bits: n mod 8
-      const __m256 mantissa = internal::table8_times_exp<Arch>(r, bits);
-      // (n + 1016) << 20 with bits 0..22 cleared: (floor(n/8) + 127) << 23, i.e. 2^floor(n/8).
-      const __m256 scale = _mm256_castsi256_ps(
-          _mm256_and_si256(_mm256_slli_epi32(bits, 20), _mm256_set1_epi32(-(1 << 23))));
-      return _mm256_mul_ps(mantissa, scale);
+      return internal::exp_minus_nearby_table8<Arch>(xb, _mm256_set1_ps(offset_));
     } else
 #endif
     {
@@ -363,10 +368,65 @@ class exp_minus_nearby_f32 {
   }
 
  private:
+  template <class>
+  friend class exp_minus_nearby_lanes_f32;
   exp_minus_nearby_f32(float offset, double s, double to_c) : offset_(offset), s_(s), to_c_(to_c) {}
   float offset_;
   double s_;
   double to_c_;
+};
+
+// exp_minus_nearby_f32 with a range per lane: lane i of a result is exactly what
+// exp_minus_nearby_f32 made for [lo_i, c_i] gives for lane i of x. For kernels that vectorise
+// across independent rows (softmax along a strided axis: each lane is a row).
+//
+//   if (auto e = tessera::simd::exp_minus_nearby_lanes_f32<Arch>::make(lane_max, lane_min)) {
+//     y = (*e)(x);   // lane i: exp(x_i - s_i)
+//   }
+//
+// make() declines unless exp_minus_nearby_f32::make accepts every lane's range.
+template <class Arch>
+class exp_minus_nearby_lanes_f32 {
+ public:
+  using batch = xsimd::batch<float, Arch>;
+  static constexpr int kLanes = static_cast<int>(batch::size);
+
+  static std::optional<exp_minus_nearby_lanes_f32> make(batch c, batch lo) {
+    alignas(64) float cs[kLanes], los[kLanes], offsets[kLanes];
+    c.store_aligned(cs);
+    lo.store_aligned(los);
+    exp_minus_nearby_lanes_f32 lanes;
+    for (int i = 0; i < kLanes; ++i) {
+      const auto one = exp_minus_nearby_f32<Arch>::make(cs[i], los[i]);
+      if (!one) return std::nullopt;
+      offsets[i] = one->offset_;
+      lanes.s_[i] = one->s_;
+      lanes.to_c_[i] = one->to_c_;
+    }
+    lanes.offset_ = batch::load_aligned(offsets);
+    return lanes;
+  }
+
+  // Lane i's s and exp(s - c), as exp_minus_nearby_f32's shift() and to_c().
+  double shift(int lane) const { return s_[lane]; }
+  double to_c(int lane) const { return to_c_[lane]; }
+
+  batch operator()(batch xb) const {
+#if defined(__AVX2__) && defined(__FMA__)
+    if constexpr (std::is_same_v<Arch, xsimd::avx2>) {
+      return internal::exp_minus_nearby_table8<Arch>(xb, offset_);
+    } else
+#endif
+    {
+      return xb;  // unreachable: make() gives no object on other archs
+    }
+  }
+
+ private:
+  exp_minus_nearby_lanes_f32() = default;
+  batch offset_;
+  double s_[kLanes];
+  double to_c_[kLanes];
 };
 
 // exp of f64 batches to about 2^-37 relative error (not the full f64 accuracy of xsimd::exp),

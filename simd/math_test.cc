@@ -1,5 +1,6 @@
 // exp, log, reduce_max and reduce_sum under every ISA the machine has: accuracy against double
 // precision over a dense sweep of f32 inputs, special values, and every tail length.
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -24,6 +25,8 @@ struct arch_kernels {
   void (*exp_nonpositive)(const float*, float*, int64_t);  // exp_nonpositive_f32
   bool (*exp_minus)(const float*, float*, int64_t, float, float);  // exp_minus_f32
   bool (*exp_minus_nearby)(const float*, float*, int64_t, float, float, double*, double*);
+  bool (*exp_minus_nearby_lanes)(const float*, float*, int64_t, const float*, const float*,
+                                 double*, double*);
   void (*log)(const float*, float*, int64_t);
   float (*max)(const float*, int64_t);
   float (*sum)(const float*, int64_t);
@@ -34,7 +37,7 @@ template <class Arch>
 arch_kernels kernels_of(const char* name) {
   return {name, &internal::exp_kernel<Arch>, &internal::exp_nonpositive_kernel<Arch>,
           &internal::exp_minus_kernel<Arch>, &internal::exp_minus_nearby_kernel<Arch>,
-          &internal::log_kernel<Arch>,
+          &internal::exp_minus_nearby_lanes_kernel<Arch>, &internal::log_kernel<Arch>,
           &internal::max_kernel<Arch>, &internal::sum_kernel<Arch>,
           f32_lanes<Arch>};
 }
@@ -362,6 +365,60 @@ TEST(ExpMinusNearby, NanAndEveryLengthOnAvx2) {
       EXPECT_TRUE(k.exp_minus_nearby(x, y, n, 2.5f, 2.5f - 5.f * 16, &s, &to_c));
       return s;
     });
+  }
+}
+
+// exp_minus_nearby_lanes_f32: each lane gives exactly what exp_minus_nearby_f32 made for that
+// lane's range gives (bits, s and to_c), for lanes of unrelated ranges; one lane outside the
+// conditions makes it decline, writing nothing. Other archs decline.
+TEST(ExpMinusNearbyLanes, EachLaneIsTheScalarFormOfItsRange) {
+  std::mt19937 rng(11);
+  for (const arch_kernels& k : every_arch()) {
+    const int w = k.width;
+    for (int trial = 0; trial < 200; ++trial) {
+      std::vector<float> c(w), lo(w);
+      for (int i = 0; i < w; ++i) {
+        c[i] = std::uniform_real_distribution<float>(-100.f, 100.f)(rng);
+        lo[i] = c[i] - std::uniform_real_distribution<float>(0.f, std::min(86.f, c[i] + 100.f))(rng);
+      }
+      // 37 vectors and a tail: lane j % w of each from [lo, c] of its lane.
+      const int n = 37 * w + w / 2 + 1;
+      std::vector<float> x(n), y(n, 7.f);
+      for (int j = 0; j < n; ++j) {
+        x[j] = std::uniform_real_distribution<float>(lo[j % w], c[j % w])(rng);
+      }
+      std::vector<double> s(w), to_c(w);
+      const bool accepted =
+          k.exp_minus_nearby_lanes(x.data(), y.data(), n, c.data(), lo.data(), s.data(), to_c.data());
+      if (k.name != "avx2") {
+        EXPECT_FALSE(accepted) << k.name;
+        EXPECT_EQ(y[0], 7.f) << k.name;
+        continue;
+      }
+      ASSERT_TRUE(accepted);
+      for (int i = 0; i < w; ++i) {
+        std::vector<float> lane_x, lane_y;
+        for (int j = i; j < n; j += w) lane_x.push_back(x[j]);
+        lane_y.resize(lane_x.size());
+        double lane_s = 0, lane_to_c = 0;
+        ASSERT_TRUE(k.exp_minus_nearby(lane_x.data(), lane_y.data(), static_cast<int64_t>(lane_x.size()),
+                                       c[i], lo[i], &lane_s, &lane_to_c));
+        EXPECT_EQ(s[i], lane_s) << "lane " << i;
+        EXPECT_EQ(to_c[i], lane_to_c) << "lane " << i;
+        for (size_t t = 0; t < lane_x.size(); ++t) {
+          ASSERT_EQ(std::bit_cast<uint32_t>(y[i + t * w]), std::bit_cast<uint32_t>(lane_y[t]))
+              << "lane " << i << " x=" << lane_x[t] << " range [" << lo[i] << ", " << c[i] << "]";
+        }
+      }
+      // The same ranges with one lane's span beyond 86: declined, nothing written.
+      const int bad = trial % w;
+      lo[bad] = c[bad] - 86.5f;
+      std::fill(y.begin(), y.end(), 7.f);
+      EXPECT_FALSE(k.exp_minus_nearby_lanes(x.data(), y.data(), n, c.data(), lo.data(), s.data(),
+                                            to_c.data()))
+          << "lane " << bad;
+      EXPECT_EQ(y, std::vector<float>(n, 7.f));
+    }
   }
 }
 

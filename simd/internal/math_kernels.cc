@@ -50,6 +50,21 @@ bool exp_minus_nearby_kernel(const float* src, float* dst, int64_t n, float c, f
 }
 
 template <class Arch>
+bool exp_minus_nearby_lanes_kernel(const float* src, float* dst, int64_t n, const float* c,
+                                   const float* lo, double* shift, double* to_c) {
+  using batch = xsimd::batch<float, Arch>;
+  const auto exp_minus = exp_minus_nearby_lanes_f32<Arch>::make(batch::load_unaligned(c),
+                                                                batch::load_unaligned(lo));
+  if (!exp_minus) return false;
+  for (int i = 0; i < static_cast<int>(batch::size); ++i) {
+    shift[i] = exp_minus->shift(i);
+    to_c[i] = exp_minus->to_c(i);
+  }
+  map_kernel<Arch>(src, dst, n, *exp_minus);
+  return true;
+}
+
+template <class Arch>
 void log_kernel(const float* src, float* dst, int64_t n) {
   map_kernel<Arch>(src, dst, n, [](auto v) { return log_f32(v); });
 }
@@ -102,6 +117,9 @@ template void exp_nonpositive_kernel<TESSERA_SIMD_ARCH>(const float*, float*, in
 template bool exp_minus_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t, float, float);
 template bool exp_minus_nearby_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t, float,
                                                          float, double*, double*);
+template bool exp_minus_nearby_lanes_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t,
+                                                               const float*, const float*, double*,
+                                                               double*);
 template void log_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t);
 template void scaled_exp_f64_kernel<TESSERA_SIMD_ARCH>(const double*, double*, int64_t, double);
 template float max_kernel<TESSERA_SIMD_ARCH>(const float*, int64_t);

@@ -1,6 +1,6 @@
-// Array forms of exp_f32, exp_nonpositive_f32, exp_minus_f32, exp_minus_nearby_f32, log_f32,
-// scaled_exp_f64, reduce_max and reduce_sum, instantiated per ISA so tests and benchmarks can run
-// each under every ISA (math_kernels.cc).
+// Array forms of exp_f32, exp_nonpositive_f32, exp_minus_f32, exp_minus_nearby_f32 (and its
+// _lanes_ form), log_f32, scaled_exp_f64, reduce_max and reduce_sum, instantiated per ISA so tests
+// and benchmarks can run each under every ISA (math_kernels.cc).
 #ifndef TESSERA_SIMD_INTERNAL_MATH_KERNELS_H_
 #define TESSERA_SIMD_INTERNAL_MATH_KERNELS_H_
 
@@ -22,6 +22,12 @@ bool exp_minus_kernel(const float* src, float* dst, int64_t n, float c, float lo
 template <class Arch>
 bool exp_minus_nearby_kernel(const float* src, float* dst, int64_t n, float c, float lo,
                              double* shift, double* to_c);
+// exp_minus_nearby_lanes_f32 made for per-lane ranges [lo[i], c[i]] (i < the batch's f32 lanes):
+// dst[j] = its lane j % lanes of exp(src - s), with shift[i] and to_c[i] lane i's s and
+// exp(s - c); false (nothing written) when make() declines.
+template <class Arch>
+bool exp_minus_nearby_lanes_kernel(const float* src, float* dst, int64_t n, const float* c,
+                                   const float* lo, double* shift, double* to_c);
 template <class Arch>
 void log_kernel(const float* src, float* dst, int64_t n);
 // dst[i] = exp(src[i]) * scale through scaled_exp_f64.
