@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <type_traits>
 #include <vector>
 
@@ -157,57 +158,83 @@ void sweep_lane_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int
     else simd::store_f32(p + off[v], y);
   };
 
-  F m[NV];
-  for (int v = 0; v < NV; ++v) m[v] = F(neg_inf);
+  // avx2 finds each lane's min as well: where every lane's range allows, exp(x - s) by
+  // exp_minus_nearby_lanes_f32 (s per lane near its max; 13 vector operations instead of
+  // exp_diff's 24), as the dense kernel does per row. Not for a partial vector, whose unused
+  // lanes hold no range.
+  constexpr bool kFindsMin = std::is_same_v<A, xsimd::avx2> && !kPartial;
+  F m[NV], lo[NV];
+  for (int v = 0; v < NV; ++v) m[v] = F(neg_inf), lo[v] = F(-neg_inf);
   for (dim_t a = 0; a < len; ++a) {
     const S* p = src + a * stride;
-    for (int v = 0; v < NV; ++v) m[v] = xsimd::max(load(p, v, neg_inf), m[v]);
+    for (int v = 0; v < NV; ++v) {
+      const F x = load(p, v, neg_inf);
+      m[v] = xsimd::max(x, m[v]);
+      if constexpr (kFindsMin) lo[v] = xsimd::min(x, lo[v]);
+    }
+  }
+  std::optional<simd::exp_minus_nearby_lanes_f32<A>> nearby[NV];
+  bool all_nearby = kFindsMin;
+  if constexpr (kFindsMin) {
+    for (int v = 0; v < NV && all_nearby; ++v) {
+      nearby[v] = simd::exp_minus_nearby_lanes_f32<A>::make(m[v], lo[v]);
+      all_nearby = nearby[v].has_value();
+    }
   }
 
-  // Sums: per lane, the terms of four axis steps added pairwise in f32 (terms <= 1, two
+  // Sums: per lane, the terms of four axis steps added pairwise in f32 (terms <= 1.05, two
   // roundings), widened to f64 once per four steps. logsoftmax counts the maxima apart
   // (split_sum in kernel_math.h).
   wide_sum<A> rest[NV];
   F count[NV];
   for (int v = 0; v < NV; ++v) count[v] = F(0.f);
-  // Inlined by force: called as a function, its r[] went through memory (42 % of nchw's time).
-  auto terms = [&](dim_t a, F(&r)[NV]) __attribute__((always_inline)) {
-    const S* p = src + a * stride;
-    F x[NV];
-    for (int v = 0; v < NV; ++v) x[v] = load(p, v, 0.f);
-    for (int v = 0; v < NV; ++v) {
-      const F e = exp_diff<A>(x[v], m[v]);
-      if constexpr (kLog) {
-        const auto at_max = x[v] == m[v];
-        count[v] = count[v] + ::tessera::simd::select(at_max, F(1.f), F(0.f));
-        r[v] = ::tessera::simd::select(at_max, F(0.f), e);
-      } else {
-        r[v] = e;
+  // exp_of(v, x): exp(x - m[v]), or exp(x - s) with s per lane (nearby); a compile-time choice,
+  // one loop each.
+  auto sum_exps = [&](auto&& exp_of) {
+    // Inlined by force: called as a function, its r[] went through memory (42 % of nchw's time).
+    auto terms = [&](dim_t a, F(&r)[NV]) __attribute__((always_inline)) {
+      const S* p = src + a * stride;
+      F x[NV];
+      for (int v = 0; v < NV; ++v) x[v] = load(p, v, 0.f);
+      for (int v = 0; v < NV; ++v) {
+        const F e = exp_of(v, x[v]);
+        if constexpr (kLog) {
+          const auto at_max = x[v] == m[v];
+          count[v] = count[v] + ::tessera::simd::select(at_max, F(1.f), F(0.f));
+          r[v] = ::tessera::simd::select(at_max, F(0.f), e);
+        } else {
+          r[v] = e;
+        }
       }
+      if constexpr (kKeep) {
+        D* q = dst + a * stride;
+        for (int v = 0; v < NV; ++v) store(q, v, r[v]);
+      }
+    };
+    dim_t a = 0;
+    for (; a + 4 <= len; a += 4) {
+      next.prefetch(a, 4);
+      F r0[NV], r1[NV], r2[NV], r3[NV];
+      terms(a, r0);
+      terms(a + 1, r1);
+      terms(a + 2, r2);
+      terms(a + 3, r3);
+      for (int v = 0; v < NV; ++v) rest[v].add((r0[v] + r1[v]) + (r2[v] + r3[v]));
     }
-    if constexpr (kKeep) {
-      D* q = dst + a * stride;
-      for (int v = 0; v < NV; ++v) store(q, v, r[v]);
+    for (; a < len; ++a) {
+      next.prefetch(a, 1);
+      F r0[NV];
+      terms(a, r0);
+      for (int v = 0; v < NV; ++v) rest[v].add(r0[v]);
     }
   };
-  dim_t a = 0;
-  for (; a + 4 <= len; a += 4) {
-    next.prefetch(a, 4);
-    F r0[NV], r1[NV], r2[NV], r3[NV];
-    terms(a, r0);
-    terms(a + 1, r1);
-    terms(a + 2, r2);
-    terms(a + 3, r3);
-    for (int v = 0; v < NV; ++v) rest[v].add((r0[v] + r1[v]) + (r2[v] + r3[v]));
-  }
-  for (; a < len; ++a) {
-    next.prefetch(a, 1);
-    F r0[NV];
-    terms(a, r0);
-    for (int v = 0; v < NV; ++v) rest[v].add(r0[v]);
-  }
+  auto exp_nearby = [&](int v, F x) { return (*nearby[v])(x); };
+  auto exp_two_sum = [&](int v, F x) { return exp_diff<A>(x, m[v]); };
+  if (all_nearby) sum_exps(exp_nearby);
+  else sum_exps(exp_two_sum);
 
-  // Per lane: 1 / sum (softmax) or log(sum) (logsoftmax).
+  // Per lane: 1 / sum (softmax; with nearby, the exps and their sum share the factor
+  // exp(max - s)) or log(sum) (logsoftmax; the non-maximal exps' sum times exp(s - max)).
   F scale[NV];
   typename F::batch_bool_type all_minus_inf[NV];
   for (int v = 0; v < NV; ++v) {
@@ -216,31 +243,37 @@ void sweep_lane_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int
     rest[v].lanes(lane_rest);
     if constexpr (kLog) count[v].store_aligned(lane_count);
     for (int i = 0; i < W; ++i) {
-      const row_total lane{kLog ? lane_count[i] : 0.0, lane_rest[i]};
+      const double to_max = kLog && all_nearby ? nearby[v]->to_c(i) : 1.0;
+      const row_total lane{kLog ? lane_count[i] : 0.0, lane_rest[i] * to_max};
       t[i] = static_cast<float>(kLog ? lane.log_sum() : 1.0 / lane.sum());
     }
     scale[v] = F::load_aligned(t);
     all_minus_inf[v] = m[v] == F(neg_inf);
   }
 
-  for (dim_t a = 0; a < len; ++a) {
-    const S* p = src + a * stride;
-    D* q = dst + a * stride;
-    F y[NV];
-    for (int v = 0; v < NV; ++v) {
-      if constexpr (kLog) y[v] = load(p, v, 0.f);
-      else if constexpr (kKeep) y[v] = load(q, v, 0.f);
-      else y[v] = load(p, v, 0.f);
+  auto normalise = [&](auto&& exp_of) {
+    for (dim_t a = 0; a < len; ++a) {
+      const S* p = src + a * stride;
+      D* q = dst + a * stride;
+      F y[NV];
+      for (int v = 0; v < NV; ++v) {
+        if constexpr (kLog) y[v] = load(p, v, 0.f);
+        else if constexpr (kKeep) y[v] = load(q, v, 0.f);
+        else y[v] = load(p, v, 0.f);
+      }
+      for (int v = 0; v < NV; ++v) {
+        if constexpr (kLog) y[v] = log_diff<A>(y[v], m[v], scale[v]);
+        else if constexpr (kKeep) y[v] = y[v] * scale[v];
+        else y[v] = exp_of(v, y[v]) * scale[v];
+        // An all -Inf lane of softmax_inf_as_zero: 0, not 0 * NaN.
+        if constexpr (kInfAsZero) y[v] = ::tessera::simd::select(all_minus_inf[v], F(0.f), y[v]);
+      }
+      for (int v = 0; v < NV; ++v) store(q, v, y[v]);
     }
-    for (int v = 0; v < NV; ++v) {
-      if constexpr (kLog) y[v] = log_diff<A>(y[v], m[v], scale[v]);
-      else if constexpr (kKeep) y[v] = y[v] * scale[v];
-      else y[v] = exp_diff<A>(y[v], m[v]) * scale[v];
-      // An all -Inf lane of softmax_inf_as_zero: 0, not 0 * NaN.
-      if constexpr (kInfAsZero) y[v] = ::tessera::simd::select(all_minus_inf[v], F(0.f), y[v]);
-    }
-    for (int v = 0; v < NV; ++v) store(q, v, y[v]);
-  }
+  };
+  // Softmax into a type other than f32 computes the exps again, as the sums did.
+  if (!kLog && !kKeep && all_nearby) normalise(exp_nearby);
+  else normalise(exp_two_sum);
 }
 
 // nv (1..4) whole vectors of lanes at off[0..nv), as a compile-time count.
