@@ -107,11 +107,12 @@ TEST(Softmax, InPlaceEqualsOutOfPlace) {
   }
 }
 
-// In-place along a strided axis at lane counts where the strided kernel's vectors overlap (the
-// last one ends at the last lane), leftover lanes go through dense rows, or a vector is masked,
-// with all -Inf lanes among them: every sweep must read its vectors before writing any.
+// In-place along a strided axis, forward and backward, at lane counts where the strided kernels'
+// vectors overlap (the last one ends at the last lane), leftover lanes go through dense rows, a
+// vector is masked, or one sweep takes 5 to 8 vectors, with all -Inf lanes among them: every
+// sweep must read its vectors before writing any.
 TEST(Softmax, StridedInPlaceEqualsOutOfPlace) {
-  for (dim_t lanes : std::vector<dim_t>{5, 13, 17, 20, 27, 49, 70, 141}) {
+  for (dim_t lanes : std::vector<dim_t>{5, 13, 17, 20, 27, 40, 49, 64, 70, 141}) {
     const memory_desc md = plain({2, 23, lanes}, data_type::f32);
     std::vector<double> values = iota_values(md.nelems(), 9);
     for (dim_t i = 0; i < md.nelems(); i += lanes) {
@@ -129,6 +130,23 @@ TEST(Softmax, StridedInPlaceEqualsOutOfPlace) {
         ASSERT_TRUE(fwd->execute({{arg::src, {md, a.data()}}, {arg::dst, {md, out.data()}}}).ok());
         ASSERT_TRUE(fwd->execute({{arg::src, {md, a.data()}}, {arg::dst, {md, a.data()}}}).ok());
         EXPECT_EQ(a, out) << fwd->impl_name() << " " << name_of(alg) << " lanes " << lanes;
+
+        // Backward from that output, diff_src on diff_dst's buffer and on its own.
+        if (alg == softmax_alg::softmax_inf_as_zero) continue;
+        auto bwd = softmax_backward::create(alg, md, md, md, 1, {}, {filter});
+        if (!bwd.ok()) continue;
+        auto dd = buffer(md);
+        testing::write_logical(md, dd.data(), iota_values(md.nelems(), 4));
+        auto dx = buffer(md);
+        ASSERT_TRUE(bwd->execute({{arg::dst, {md, out.data()}},
+                                  {arg::diff_dst, {md, dd.data()}},
+                                  {arg::diff_src, {md, dx.data()}}})
+                        .ok());
+        ASSERT_TRUE(bwd->execute({{arg::dst, {md, out.data()}},
+                                  {arg::diff_dst, {md, dd.data()}},
+                                  {arg::diff_src, {md, dd.data()}}})
+                        .ok());
+        EXPECT_EQ(dd, dx) << bwd->impl_name() << " " << name_of(alg) << " lanes " << lanes;
       }
     }
   }

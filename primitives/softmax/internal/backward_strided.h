@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <type_traits>
+#include <utility>
 
 #include "tessera/primitives/softmax/internal/kernel_args.h"
 #include "tessera/primitives/softmax/internal/kernel_math.h"
@@ -15,18 +16,22 @@
 namespace tessera::softmax_internal {
 namespace {
 
-// NV vectors of lanes starting at y / dy / dx (lane j of axis step a at a * stride + j); the last
-// vector holds `last` lanes (masked loads and stores when fewer than W, so vectors never overlap
-// and dx may be dy). The arithmetic is the dense backward's, per lane:
+// NV vectors of lanes at element offsets off[0..NV) from y / dy / dx (lane j of axis step a at
+// a * stride + j). kPartial: one vector of `last` lanes (masked loads and stores: only when the
+// group has fewer lanes than a vector; a masked store is slow on AMD). Vectors may overlap (the
+// last one ending at the group's last lane): overlapping lanes compute identical values, and
+// the second sweep loads all NV vectors of an axis step before it stores any, so dx may be dy.
+// The arithmetic is the dense backward's, per lane:
 //   sums: four axis steps added pairwise in f32 (products rounded once), widened to f64;
 //   softmax dx = y * (dy - sum), the sum rounded to f32; logsoftmax dx = dy - exp(y) * sum in f64.
-template <class A, class T, bool kLog, int NV>
-void backward_lane_vectors(const T* y, const T* dy, T* dx, dim_t len, dim_t stride, int last) {
+template <class A, class T, bool kLog, int NV, bool kPartial>
+void backward_lane_vectors(const T* y, const T* dy, T* dx, dim_t len, dim_t stride,
+                           const int (&off)[NV], int last) {
+  static_assert(!kPartial || NV == 1);
   using F = vf<A>;
-  constexpr int W = kWidth<A>;
   auto load = [&](const T* p, int v) {
-    return v == NV - 1 && last != W ? load_partial<A>(p + v * W, last, 0.f)
-                                    : simd::load_f32<A>(p + v * W);
+    if constexpr (kPartial) return load_partial<A>(p + off[v], last, 0.f);
+    else return simd::load_f32<A>(p + off[v]);
   };
 
   wide_sum<A> sum[NV];
@@ -71,34 +76,56 @@ void backward_lane_vectors(const T* y, const T* dy, T* dx, dim_t len, dim_t stri
       }
     }
     for (int v = 0; v < NV; ++v) {
-      if (v == NV - 1 && last != W) simd::store_f32(dx + o + v * W, r[v], last);
-      else simd::store_f32(dx + o + v * W, r[v]);
+      if constexpr (kPartial) simd::store_f32(dx + o + off[v], r[v], last);
+      else simd::store_f32(dx + o + off[v], r[v]);
     }
   }
 }
 
+// Up to 8 vectors of lanes per sweep for f32 (nchw 32x1000x7x7's 49 lanes in one sweep of 7,
+// not 4 + 3 reading most lines of y and dy twice), 4 for other types (fewer instantiations).
+template <class T>
+constexpr int kMaxBackwardSweepVectors = std::is_same_v<T, float> ? 8 : 4;
+
 template <class A, class T, bool kLog>
 void backward_strided_rows(const kernel_args& k, dim_t begin, dim_t end) {
   constexpr int W = kWidth<A>;
-  constexpr dim_t kMaxVectors = 4;  // per sweep along the axis
+  constexpr int kMaxVectors = kMaxBackwardSweepVectors<T>;  // per sweep along the axis
   const strided_geometry& g = k.strided;
+  const dim_t whole = g.lanes / W;
+  const int rest = static_cast<int>(g.lanes % W);
+  // Vector v starts at lane v * W; with leftover lanes, one more ends at the last lane. It
+  // overlaps the vector before it, so both go into the same sweep (in-place safety): a sweep
+  // never gets the last vector alone.
+  const dim_t vectors = whole + (rest != 0 ? 1 : 0);
+  auto start_of = [&](dim_t v) { return v < whole ? v * W : g.lanes - W; };
   for (dim_t group = begin; group < end; ++group) {
     const dim_t base = k.rows.offset_of(group);
     const T* y = static_cast<const T*>(k.in0) + base;
     const T* dy = static_cast<const T*>(k.in1) + base;
     T* dx = static_cast<T*>(k.out) + base;
-    for (dim_t j = 0; j < g.lanes; j += kMaxVectors * W) {
-      const dim_t vectors = std::min(kMaxVectors, (g.lanes - j + W - 1) / W);
-      const int last = static_cast<int>(std::min<dim_t>(W, g.lanes - j - (vectors - 1) * W));
-      const T* yj = y + j;
-      const T* dyj = dy + j;
-      T* dxj = dx + j;
-      switch (vectors) {
-        case 1: backward_lane_vectors<A, T, kLog, 1>(yj, dyj, dxj, g.len, g.axis_stride, last); break;
-        case 2: backward_lane_vectors<A, T, kLog, 2>(yj, dyj, dxj, g.len, g.axis_stride, last); break;
-        case 3: backward_lane_vectors<A, T, kLog, 3>(yj, dyj, dxj, g.len, g.axis_stride, last); break;
-        default: backward_lane_vectors<A, T, kLog, 4>(yj, dyj, dxj, g.len, g.axis_stride, last); break;
-      }
+    if (whole == 0) {
+      const int zero[1] = {0};
+      backward_lane_vectors<A, T, kLog, 1, true>(y, dy, dx, g.len, g.axis_stride, zero, rest);
+      continue;
+    }
+    for (dim_t v0 = 0; v0 < vectors;) {
+      int n = static_cast<int>(std::min<dim_t>(kMaxVectors, vectors - v0));
+      if (vectors - v0 - n == 1) --n;
+      const dim_t j = start_of(v0);
+      int off[kMaxVectors];
+      for (int v = 0; v < n; ++v) off[v] = static_cast<int>(start_of(v0 + v) - j);
+      auto sweep = [&]<int... N>(std::integer_sequence<int, N...>) {
+        auto sweep_of = [&]<int NV>(std::integral_constant<int, NV>) {
+          int offsets[NV];
+          std::copy(off, off + NV, offsets);
+          backward_lane_vectors<A, T, kLog, NV, false>(y + j, dy + j, dx + j, g.len,
+                                                       g.axis_stride, offsets, W);
+        };
+        ((n == N + 1 ? sweep_of(std::integral_constant<int, N + 1>{}) : void()), ...);
+      };
+      sweep(std::make_integer_sequence<int, kMaxVectors>{});
+      v0 += n;
     }
   }
 }
