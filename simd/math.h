@@ -442,7 +442,13 @@ class exp_minus_nearby_lanes_f32 {
 // 16-entry table in two registers (vpermt2pd), exp(r) = 1 + r q(r) with q the cubic Chebyshev
 // fit of (e^r - 1)/r (|error| below 2^-37.5 relative), and 2^floor(n/16) by one vscalefpd: no
 // division, denormal and overflowing results rounded once (exp(x) finite up to 709.78).
-// Other archs: xsimd::exp (full accuracy; Inf from x > 709.43, 0 below -708.39) times scale,
+// On avx2 (with FMA; no vscalefpd, no f64 <-> int64 conversion, which xsimd::exp does lane by
+// lane in C++: 48 cycles per vector): n = round(x / ln2), r = x - n ln2 (the same Cody-Waite
+// pair, |r| <= ln2/2), exp(r) by its Taylor polynomial of degree 11 (truncation below 2^-47),
+// times scale's mantissa, then 2^(n + scale's exponent) as two powers of two built from the
+// bits, the first keeping the product normal and exact, so the second rounds it once into the
+// denormal or overflowing range.
+// sse4_2: xsimd::exp (full accuracy; Inf from x > 709.43, 0 below -708.39) times scale,
 // x clamped to ±1500 first.
 // Error measured by //simd:scaled_exp_f64_test against long double.
 template <class Arch>
@@ -469,6 +475,15 @@ class scaled_exp_f64 {
                                                              0x1.d5818dcfba487p+0, 0x1.ea4afa2a490dap+0));
     }
 #endif
+#if defined(__AVX2__) && defined(__FMA__)
+    if constexpr (std::is_same_v<Arch, xsimd::avx2>) {
+      // scale = s · 2^e with s in [1, 2) (or 1 and 0 when scale is 0, ±Inf or NaN).
+      int e = 0;
+      const double s = finite_nonzero_ ? 2 * std::frexp(scale, &e) : 1.0;
+      avx2_mantissa_ = _mm256_set1_pd(s);
+      avx2_exponent_ = _mm256_set1_pd(finite_nonzero_ ? e - 1 : 0);
+    }
+#endif
   }
 
   batch operator()(batch x) const {
@@ -476,6 +491,12 @@ class scaled_exp_f64 {
     if constexpr (std::is_base_of_v<xsimd::avx512bw, Arch>) {
       if (finite_nonzero_) return table_exp(x, low_, high_, exponent_);
       return batch(scale_) * batch(table_exp(x, low_, high_, exponent_));  // the table holds 1 then
+    } else
+#endif
+#if defined(__AVX2__) && defined(__FMA__)
+    if constexpr (std::is_same_v<Arch, xsimd::avx2>) {
+      if (finite_nonzero_) return taylor_exp(x, avx2_mantissa_, avx2_exponent_);
+      return batch(scale_) * batch(taylor_exp(x, avx2_mantissa_, avx2_exponent_));  // s = 1, e = 0
     } else
 #endif
     {
@@ -515,6 +536,52 @@ class scaled_exp_f64 {
     return _mm512_scalef_pd(mantissa, _mm512_add_pd(n16, exponent));
   }
   __m512d low_, high_, exponent_;
+#endif
+#if defined(__AVX2__) && defined(__FMA__)
+  // 2^v for integer-valued v in [-1022, 1023], built from the bits: v + 1.5 · 2^52 holds v in its
+  // low mantissa bits, and the exponent field is the low 11 bits of v + 1023 (2^51 is 0 mod 2^12).
+  static __m256d power_of_two(__m256d v) {
+    const __m256i bits = _mm256_castpd_si256(_mm256_add_pd(v, _mm256_set1_pd(0x1.8p52)));
+    return _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_add_epi64(bits, _mm256_set1_epi64x(1023)), 52));
+  }
+
+  // exp(x) · s · 2^e, s in (-2, -1] or [1, 2).
+  static __m256d taylor_exp(__m256d x, __m256d s, __m256d e) {
+    // The clamp keeps n far inside the magic-number trick's 2^51; past ±1500 the result is 0 or
+    // Inf for every finite scale. minpd returns its second operand when one is NaN, so a NaN x
+    // survives (and makes every later step NaN).
+    const __m256d xc = _mm256_max_pd(_mm256_set1_pd(-1500.0), _mm256_min_pd(_mm256_set1_pd(1500.0), x));
+    const __m256d magic = _mm256_set1_pd(0x1.8p52);
+    const __m256d n = _mm256_sub_pd(_mm256_fmadd_pd(xc, _mm256_set1_pd(0x1.71547652b82fep+0), magic), magic);
+    // r = x - n ln2 with ln2 = hi + lo, hi of 37 bits (n hi is exact for |n| <= 2^16).
+    __m256d r = _mm256_fnmadd_pd(n, _mm256_set1_pd(0x1.62e42fefa0000p-1), xc);
+    r = _mm256_fnmadd_pd(n, _mm256_set1_pd(0x1.cf79abc9e3b3ap-40), r);
+    // sum of r^k / k!, k = 0..11 (|r| <= 0.3466: the first omitted term is below 2^-47), by
+    // Estrin's scheme: Horner's chain of 11 dependent FMAs made this loop latency-bound.
+    constexpr double kInverseFactorial[12] = {
+        1.0,       1.0,        1.0 / 2,      1.0 / 6,       1.0 / 24,       1.0 / 120,
+        1.0 / 720, 1.0 / 5040, 1.0 / 40320, 1.0 / 362880, 1.0 / 3628800, 1.0 / 39916800};
+    auto pair = [&](int k) {  // c_k + c_{k+1} r
+      return _mm256_fmadd_pd(_mm256_set1_pd(kInverseFactorial[k + 1]), r, _mm256_set1_pd(kInverseFactorial[k]));
+    };
+    const __m256d r2 = _mm256_mul_pd(r, r);
+    const __m256d r4 = _mm256_mul_pd(r2, r2);
+    const __m256d r8 = _mm256_mul_pd(r4, r4);
+    const __m256d p0 = _mm256_fmadd_pd(r2, pair(2), pair(0));     // terms 0..3
+    const __m256d p4 = _mm256_fmadd_pd(r2, pair(6), pair(4));     // terms 4..7, over r^4
+    const __m256d p8 = _mm256_fmadd_pd(r2, pair(10), pair(8));    // terms 8..11, over r^8
+    const __m256d p = _mm256_fmadd_pd(r8, p8, _mm256_fmadd_pd(r4, p4, p0));
+    const __m256d m = _mm256_mul_pd(p, s);  // |m| in [0.70, 2.83)
+    // 2^(n + e) = 2^a · 2^b with a the part that keeps m · 2^a normal (exact), b the rest, so
+    // the last product is the only rounding below DBL_MIN or above DBL_MAX. |n + e| is clamped
+    // to 2000 (the result is 0 or Inf well before), so b stays within [-979, 978].
+    const __m256d ne = _mm256_max_pd(_mm256_set1_pd(-2000.0),
+                                     _mm256_min_pd(_mm256_add_pd(n, e), _mm256_set1_pd(2000.0)));
+    const __m256d a = _mm256_max_pd(_mm256_set1_pd(-1021.0), _mm256_min_pd(ne, _mm256_set1_pd(1022.0)));
+    const __m256d b = _mm256_sub_pd(ne, a);
+    return _mm256_mul_pd(_mm256_mul_pd(m, power_of_two(a)), power_of_two(b));
+  }
+  __m256d avx2_mantissa_, avx2_exponent_;
 #endif
   double scale_;
   bool finite_nonzero_;

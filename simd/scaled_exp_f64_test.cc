@@ -22,13 +22,13 @@ namespace {
 struct arch_exp {
   std::string name;
   void (*exp)(const double*, double*, int64_t, double);
-  bool own_code;  // avx512bw runs the table + vscalefpd code; the others xsimd::exp
+  bool own_code;  // avx512bw runs the table + vscalefpd code, avx2 the Taylor code; sse4_2 xsimd::exp
 };
 
 std::vector<arch_exp> every_arch() {
   std::vector<arch_exp> v = {{"sse4_2", &internal::scaled_exp_f64_kernel<xsimd::sse4_2>, false}};
   if (detected_isa() >= isa::avx2) {
-    v.push_back({"avx2", &internal::scaled_exp_f64_kernel<xsimd::avx2>, false});
+    v.push_back({"avx2", &internal::scaled_exp_f64_kernel<xsimd::avx2>, true});
   }
   if (detected_isa() >= isa::avx512bw) {
     v.push_back({"avx512bw", &internal::scaled_exp_f64_kernel<xsimd::avx512bw>, true});
