@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -27,6 +28,24 @@ std::vector<double> iota_values(size_t n, double scale) {
   std::vector<double> v(n);
   for (size_t i = 0; i < n; ++i) v[i] = std::sin(static_cast<double>(i)) * scale;
   return v;
+}
+
+// Runs `bwd` from dst `y` with diff_src on diff_dst's buffer and on its own; both must agree.
+void expect_backward_in_place_equals_out_of_place(const softmax_backward& bwd, const memory_desc& md,
+                                                  std::vector<uint8_t>& y, double dd_scale,
+                                                  const std::string& what) {
+  auto dd = buffer(md);
+  testing::write_logical(md, dd.data(), iota_values(md.nelems(), dd_scale));
+  auto dx = buffer(md);
+  ASSERT_TRUE(bwd.execute({{arg::dst, {md, y.data()}},
+                           {arg::diff_dst, {md, dd.data()}},
+                           {arg::diff_src, {md, dx.data()}}})
+                  .ok());
+  ASSERT_TRUE(bwd.execute({{arg::dst, {md, y.data()}},
+                           {arg::diff_dst, {md, dd.data()}},
+                           {arg::diff_src, {md, dd.data()}}})
+                  .ok());
+  EXPECT_EQ(dd, dx) << bwd.impl_name() << " " << what;
 }
 
 TEST(Softmax, PicksVectorKernelsByLayout) {
@@ -91,18 +110,7 @@ TEST(Softmax, InPlaceEqualsOutOfPlace) {
 
       auto bwd = softmax_backward::create(softmax_alg::softmax, md, md, md, axis, {}, {filter});
       if (!bwd.ok()) continue;
-      auto dd = buffer(md);
-      testing::write_logical(md, dd.data(), iota_values(md.nelems(), 1));
-      auto dx = buffer(md);
-      ASSERT_TRUE(bwd->execute({{arg::dst, {md, out.data()}},
-                                {arg::diff_dst, {md, dd.data()}},
-                                {arg::diff_src, {md, dx.data()}}})
-                      .ok());
-      ASSERT_TRUE(bwd->execute({{arg::dst, {md, out.data()}},
-                                {arg::diff_dst, {md, dd.data()}},
-                                {arg::diff_src, {md, dd.data()}}})
-                      .ok());
-      EXPECT_EQ(dd, dx) << bwd->impl_name();
+      expect_backward_in_place_equals_out_of_place(*bwd, md, out, 1, "axis " + std::to_string(axis));
     }
   }
 }
@@ -135,18 +143,8 @@ TEST(Softmax, StridedInPlaceEqualsOutOfPlace) {
         if (alg == softmax_alg::softmax_inf_as_zero) continue;
         auto bwd = softmax_backward::create(alg, md, md, md, 1, {}, {filter});
         if (!bwd.ok()) continue;
-        auto dd = buffer(md);
-        testing::write_logical(md, dd.data(), iota_values(md.nelems(), 4));
-        auto dx = buffer(md);
-        ASSERT_TRUE(bwd->execute({{arg::dst, {md, out.data()}},
-                                  {arg::diff_dst, {md, dd.data()}},
-                                  {arg::diff_src, {md, dx.data()}}})
-                        .ok());
-        ASSERT_TRUE(bwd->execute({{arg::dst, {md, out.data()}},
-                                  {arg::diff_dst, {md, dd.data()}},
-                                  {arg::diff_src, {md, dd.data()}}})
-                        .ok());
-        EXPECT_EQ(dd, dx) << bwd->impl_name() << " " << name_of(alg) << " lanes " << lanes;
+        expect_backward_in_place_equals_out_of_place(
+            *bwd, md, out, 4, std::string(name_of(alg)) + " lanes " + std::to_string(lanes));
       }
     }
   }

@@ -94,11 +94,6 @@ void backward_strided_rows(const kernel_args& k, dim_t begin, dim_t end) {
   const strided_geometry& g = k.strided;
   const dim_t whole = g.lanes / W;
   const int rest = static_cast<int>(g.lanes % W);
-  // Vector v starts at lane v * W; with leftover lanes, one more ends at the last lane. It
-  // overlaps the vector before it, so both go into the same sweep (in-place safety): a sweep
-  // never gets the last vector alone.
-  const dim_t vectors = whole + (rest != 0 ? 1 : 0);
-  auto start_of = [&](dim_t v) { return v < whole ? v * W : g.lanes - W; };
   for (dim_t group = begin; group < end; ++group) {
     const dim_t base = k.rows.offset_of(group);
     const T* y = static_cast<const T*>(k.in0) + base;
@@ -109,12 +104,7 @@ void backward_strided_rows(const kernel_args& k, dim_t begin, dim_t end) {
       backward_lane_vectors<A, T, kLog, 1, true>(y, dy, dx, g.len, g.axis_stride, zero, rest);
       continue;
     }
-    for (dim_t v0 = 0; v0 < vectors;) {
-      int n = static_cast<int>(std::min<dim_t>(kMaxVectors, vectors - v0));
-      if (vectors - v0 - n == 1) --n;
-      const dim_t j = start_of(v0);
-      int off[kMaxVectors];
-      for (int v = 0; v < n; ++v) off[v] = static_cast<int>(start_of(v0 + v) - j);
+    for_each_lane_sweep<W, kMaxVectors>(g.lanes, rest != 0, [&](dim_t j, const int* off, int n, bool) {
       auto sweep = [&]<int... N>(std::integer_sequence<int, N...>) {
         auto sweep_of = [&]<int NV>(std::integral_constant<int, NV>) {
           int offsets[NV];
@@ -125,8 +115,7 @@ void backward_strided_rows(const kernel_args& k, dim_t begin, dim_t end) {
         ((n == N + 1 ? sweep_of(std::integral_constant<int, N + 1>{}) : void()), ...);
       };
       sweep(std::make_integer_sequence<int, kMaxVectors>{});
-      v0 += n;
-    }
+    });
   }
 }
 

@@ -404,22 +404,11 @@ void forward_strided_as(const kernel_args& k, dim_t begin, dim_t end) {
       sweep_lane_vectors<A, Alg, S, D, 1, true>(src, dst, g.len, g.axis_stride, one, rest);
       continue;
     }
-    // Vector v starts at lane v * W; with leftover lanes, one more ends at the last lane. It
-    // overlaps the vector before it, so both go into the same sweep (in-place safety): a sweep
-    // never gets the last vector alone.
-    const bool overlap = rest != 0 && !rest_done;
-    const dim_t vectors = whole + (overlap ? 1 : 0);
-    auto start_of = [&](dim_t v) { return v < whole ? v * W : g.lanes - W; };
-    for (dim_t v0 = 0; v0 < vectors;) {
-      int n = static_cast<int>(std::min<dim_t>(kVectors, vectors - v0));
-      if (vectors - v0 - n == 1) --n;
-      const dim_t j0 = start_of(v0);
-      int off[kVectors];
-      for (int v = 0; v < n; ++v) off[v] = static_cast<int>(start_of(v0 + v) - j0);
+    for_each_lane_sweep<W, kVectors>(g.lanes, rest != 0 && !rest_done,
+                                     [&](dim_t j0, const int* off, int n, bool first) {
       sweep_whole_vectors<A, Alg, S, D>(src + j0, dst + j0, g.len, g.axis_stride, off, n,
-                                        v0 == 0 ? next : next_group{});
-      v0 += n;
-    }
+                                        first ? next : next_group{});
+    });
   }
 }
 

@@ -264,6 +264,31 @@ inline void for_each_run(const dense_geometry& g, F&& f) {
   }
 }
 
+// ---- strided kernels: vectors of lanes per sweep along the axis ------------------------------
+
+// Splits a strided group's lanes into sweeps of at most kMaxVectors vectors of W lanes: vector v
+// starts at lane v * W, and with `overlap` (lanes % W left over, at least one whole vector) one
+// more ends at the last lane, overlapping the vector before it. Those two always share a sweep:
+// a sweep loads all its vectors of an axis step before storing any, which keeps dst == src
+// safe, so a sweep never gets the overlapping vector alone. Calls
+// sweep(first lane, offsets of its vectors from that lane, vector count, whether it is the first).
+template <int W, int kMaxVectors, class Sweep>
+void for_each_lane_sweep(dim_t lanes, bool overlap, Sweep sweep) {
+  static_assert(kMaxVectors >= 2);  // so that holding one vector back never leaves a sweep empty
+  const dim_t whole = lanes / W;
+  const dim_t vectors = whole + (overlap ? 1 : 0);
+  auto start_of = [&](dim_t v) { return v < whole ? v * W : lanes - W; };
+  for (dim_t v0 = 0; v0 < vectors;) {
+    int n = static_cast<int>(std::min<dim_t>(kMaxVectors, vectors - v0));
+    if (vectors - v0 - n == 1) --n;
+    const dim_t first = start_of(v0);
+    int off[kMaxVectors];
+    for (int v = 0; v < n; ++v) off[v] = static_cast<int>(start_of(v0 + v) - first);
+    sweep(first, static_cast<const int*>(off), n, v0 == 0);
+    v0 += n;
+  }
+}
+
 }  // namespace
 }  // namespace tessera::softmax_internal
 
