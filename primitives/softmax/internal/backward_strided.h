@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <type_traits>
-#include <utility>
 
 #include "tessera/primitives/softmax/internal/kernel_args.h"
 #include "tessera/primitives/softmax/internal/kernel_math.h"
@@ -82,15 +81,10 @@ void backward_lane_vectors(const T* y, const T* dy, T* dx, dim_t len, dim_t stri
   }
 }
 
-// Up to 8 vectors of lanes per sweep for f32 (nchw 32x1000x7x7's 49 lanes in one sweep of 7,
-// not 4 + 3 reading most lines of y and dy twice), 4 for other types (fewer instantiations).
-template <class T>
-constexpr int kMaxBackwardSweepVectors = std::is_same_v<T, float> ? 8 : 4;
-
 template <class A, class T, bool kLog>
 void backward_strided_rows(const kernel_args& k, dim_t begin, dim_t end) {
   constexpr int W = kWidth<A>;
-  constexpr int kMaxVectors = kMaxBackwardSweepVectors<T>;  // per sweep along the axis
+  constexpr int kMaxVectors = kMaxSweepVectors<T, T>;  // per sweep along the axis
   const strided_geometry& g = k.strided;
   const dim_t whole = g.lanes / W;
   const int rest = static_cast<int>(g.lanes % W);
@@ -104,18 +98,11 @@ void backward_strided_rows(const kernel_args& k, dim_t begin, dim_t end) {
       backward_lane_vectors<A, T, kLog, 1, true>(y, dy, dx, g.len, g.axis_stride, zero, rest);
       continue;
     }
-    for_each_lane_sweep<W, kMaxVectors>(g.lanes, rest != 0, [&](dim_t j, const int* off, int n, bool) {
-      auto sweep = [&]<int... N>(std::integer_sequence<int, N...>) {
-        auto sweep_of = [&]<int NV>(std::integral_constant<int, NV>) {
-          int offsets[NV];
-          std::copy(off, off + NV, offsets);
+    for_each_lane_sweep<W, kMaxVectors>(
+        g.lanes, rest != 0, [&]<int NV>(dim_t j, const int (&off)[NV], bool) {
           backward_lane_vectors<A, T, kLog, NV, false>(y + j, dy + j, dx + j, g.len,
-                                                       g.axis_stride, offsets, W);
-        };
-        ((n == N + 1 ? sweep_of(std::integral_constant<int, N + 1>{}) : void()), ...);
-      };
-      sweep(std::make_integer_sequence<int, kMaxVectors>{});
-    });
+                                                       g.axis_stride, off, W);
+        });
   }
 }
 

@@ -7,7 +7,6 @@
 #include <limits>
 #include <optional>
 #include <type_traits>
-#include <utility>
 #include <vector>
 
 #include "tessera/primitives/softmax/internal/forward_dense.h"
@@ -277,33 +276,6 @@ void sweep_lane_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int
   else normalise(exp_two_sum);
 }
 
-// The most vectors of lanes one sweep along the axis takes: up to 8 for f32 (nchw 32x1000x7x7's
-// 49 lanes in one sweep of 6 instead of 4 + 2, which read most lines twice: 1486 -> 1326 us, 1
-// thread, hot), 4 for other types (fewer instantiations).
-template <class S, class D>
-constexpr int kMaxSweepVectors = std::is_same_v<S, float> && std::is_same_v<D, float> ? 8 : 4;
-
-// nv (1..kMaxSweepVectors) whole vectors of lanes at off[0..nv), as a compile-time count.
-
-template <class A, softmax_alg Alg, class S, class D, int NV>
-void sweep_whole_vectors_of(const S* src, D* dst, dim_t len, dim_t stride, const int* off,
-                            const next_group& next) {
-  int offsets[NV];
-  std::copy(off, off + NV, offsets);
-  sweep_lane_vectors<A, Alg, S, D, NV, false>(src, dst, len, stride, offsets, 0, next);
-}
-
-template <class A, softmax_alg Alg, class S, class D>
-void sweep_whole_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int* off, int nv,
-                         const next_group& next) {
-  auto sweep = [&]<int... N>(std::integer_sequence<int, N...>) {
-    ((nv == N + 1 ? sweep_whole_vectors_of<A, Alg, S, D, N + 1>(src, dst, len, stride, off, next)
-                  : void()),
-     ...);
-  };
-  sweep(std::make_integer_sequence<int, kMaxSweepVectors<S, D>>{});
-}
-
 // A few lanes (fewer than a vector) left over: instead of a vector along the axis of which they
 // fill a fraction (the whole exp sweep for them), they are copied out as rows of a dense block,
 // run through forward_dense (len / W vectors per lane), and copied back. Returns false when the
@@ -404,11 +376,11 @@ void forward_strided_as(const kernel_args& k, dim_t begin, dim_t end) {
       sweep_lane_vectors<A, Alg, S, D, 1, true>(src, dst, g.len, g.axis_stride, one, rest);
       continue;
     }
-    for_each_lane_sweep<W, kVectors>(g.lanes, rest != 0 && !rest_done,
-                                     [&](dim_t j0, const int* off, int n, bool first) {
-      sweep_whole_vectors<A, Alg, S, D>(src + j0, dst + j0, g.len, g.axis_stride, off, n,
-                                        first ? next : next_group{});
-    });
+    for_each_lane_sweep<W, kVectors>(
+        g.lanes, rest != 0 && !rest_done, [&]<int NV>(dim_t j0, const int (&off)[NV], bool first) {
+          sweep_lane_vectors<A, Alg, S, D, NV, false>(src + j0, dst + j0, g.len, g.axis_stride,
+                                                      off, 0, first ? next : next_group{});
+        });
   }
 }
 
