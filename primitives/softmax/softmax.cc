@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <numeric>
+#include <vector>
 
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
@@ -281,6 +282,22 @@ const void* at_offset0(const void* p, const memory_desc& md) {
   return static_cast<const char*>(p) + md.offset0() * (bits_of(md.dt()) / 8);
 }
 
+// A strided group split along its axis (kernel_args.h: axis_split): three phases over its parts,
+// each started when the one before has finished on every part.
+void run_split_group(const plan& pl, softmax_internal::kernel_args& k) {
+  const dim_t entries = k.split.parts * k.strided.lanes;
+  std::vector<float> ranges_and_counts(static_cast<size_t>(3 * entries));
+  std::vector<double> sums(static_cast<size_t>(entries));
+  k.split.max = ranges_and_counts.data();
+  k.split.min = k.split.max + entries;
+  k.split.count = k.split.min + entries;
+  k.split.rest = sums.data();
+  for (int phase = 0; phase < 3; ++phase) {
+    k.split.phase = phase;
+    parallel_for(k.split.parts, 1, [&](int64_t b, int64_t e) { pl.fn(k, b, e); });
+  }
+}
+
 void run(const plan& pl, const void* in0, const void* in1, void* out, double out_scale) {
   const problem& prob = pl.prob;
   // Enough work per chunk to pay for a task: ~32K elements.
@@ -296,7 +313,11 @@ void run(const plan& pl, const void* in0, const void* in1, void* out, double out
       k.in0 = at_offset0(in0, prob.in0);
       k.in1 = in1 ? at_offset0(in1, prob.in1) : nullptr;
       k.out = const_cast<void*>(at_offset0(out, prob.out));
-      parallel_for(k.rows.count, min_chunk, [&](int64_t b, int64_t e) { pl.fn(k, b, e); });
+      if (k.split.parts > 0) {
+        run_split_group(pl, k);
+      } else {
+        parallel_for(k.rows.count, min_chunk, [&](int64_t b, int64_t e) { pl.fn(k, b, e); });
+      }
     }
   }
   softmax_internal::zero_padding(prob.out, pl.out_padding, out);
@@ -320,7 +341,10 @@ verbose_record describe(const plan& pl) {
                                          " ", md_text("diff_src", p.out));
   return verbose_record{fwd ? "softmax_fwd" : "softmax_bwd", pl.impl_name, std::move(descs),
                         to_string(p.attr),
-                        absl::StrCat(name_of(p.alg), " ", dims_text(p.in0.dims()), ":", p.axis)};
+                        absl::StrCat(name_of(p.alg), " ", dims_text(p.in0.dims()), ":", p.axis,
+                                     pl.geometry.split.parts > 0
+                                         ? absl::StrCat(" axis_parts:", pl.geometry.split.parts)
+                                         : "")};
 }
 
 }  // namespace

@@ -150,6 +150,56 @@ TEST(Softmax, StridedInPlaceEqualsOutOfPlace) {
   }
 }
 
+// A single strided group large enough for two threads is split along its axis (verbose line:
+// axis_parts), on every ISA; two groups, a small group and many lanes are not. In-place gives
+// the bits of out-of-place there too, with all -Inf lanes and a lane whose max lies in one part.
+TEST(Softmax, SingleStridedGroupIsSplitAlongItsAxis) {
+  struct split_case {
+    std::vector<dim_t> dims;
+    const char* parts;  // in the verbose line, or "" for no split
+  };
+  const std::vector<split_case> cases = {{{6000, 24}, " axis_parts:8"},
+                                         {{2, 6000, 24}, ""},
+                                         {{600, 24}, ""},
+                                         {{40, 2000}, ""},
+                                         {{2000, 17}, " axis_parts:2"},
+                                         {{5001, 20}, " axis_parts:6"}};
+  for (const split_case& c : cases) {
+    const memory_desc md = plain(c.dims, data_type::f32);
+    const int axis = static_cast<int>(c.dims.size()) - 2;
+    const dim_t lanes = c.dims.back();
+    std::vector<double> values = iota_values(md.nelems(), 9);
+    for (dim_t i = 0; i < md.nelems(); i += lanes) {
+      values[i] = -INFINITY;                                  // lane 0: all -Inf
+      if (i >= md.nelems() / 2) values[i + 1] = -INFINITY;   // lane 1: -Inf in the later parts
+    }
+    values[lanes + 2] = 40;  // lane 2's max, in the first part
+    for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::logsoftmax,
+                            softmax_alg::softmax_inf_as_zero}) {
+      for (const std::string& filter : softmax_test::kernel_filters()) {
+        if (filter == "ref") continue;
+        auto fwd = softmax_forward::create(alg, md, md, axis, {}, {filter});
+        ASSERT_TRUE(fwd.ok()) << fwd.status();
+        std::string what = fwd->impl_name() + " " + std::string(name_of(alg));
+        for (dim_t d : c.dims) what += " " + std::to_string(d);
+        auto a = buffer(md);
+        testing::write_logical(md, a.data(), values);
+        auto out = buffer(md);
+        verbose_capture capture;
+        {
+          scoped_verbose on(true);
+          ASSERT_TRUE(fwd->execute({{arg::src, {md, a.data()}}, {arg::dst, {md, out.data()}}}).ok());
+        }
+        ASSERT_EQ(capture.lines().size(), 1u);
+        if (*c.parts) EXPECT_THAT(capture.lines()[0], HasSubstr(c.parts)) << what;
+        else EXPECT_THAT(capture.lines()[0], ::testing::Not(HasSubstr("axis_parts"))) << what;
+        ASSERT_TRUE(fwd->execute({{arg::src, {md, a.data()}}, {arg::dst, {md, a.data()}}}).ok());
+        EXPECT_EQ(a, out) << what;
+      }
+    }
+  }
+}
+
 // nChw16c / nChw8c along C: the vector kernels take four neighbouring rows at once (runs of one,
 // two or four vectors, by ISA); rows that are all -Inf among them (NaN for softmax, 0 for
 // softmax_inf_as_zero), a partial last block, and a row count that is not a multiple of four.

@@ -132,16 +132,32 @@ struct next_group {
   }
 };
 
+// Where the sweeps of a split group (kernel_args::split) keep their per-lane partial results:
+// vector v's lanes of part p start at entry part * lanes + first + off[v].
+struct split_lanes {
+  const axis_split* split = nullptr;  // nullptr: the group is not split
+  dim_t lanes = 0;                    // the group's
+  dim_t first = 0;                    // the sweep's first lane
+  dim_t part_begin = 0;               // the parts this call works on
+  dim_t part_end = 0;
+  dim_t at(dim_t part, int off) const { return part * lanes + first + off; }
+};
+
 // The three sweeps along the axis for NV vectors of lanes at element offsets off[0..NV) from
 // src / dst (lane j of row a at a * stride + j). kPartial: one vector of `tail` lanes (masked
 // loads and stores: only when the group has fewer lanes than a vector). Vectors may overlap
 // (the last one ending at the group's last lane): overlapping lanes compute identical values,
 // and every sweep loads all NV vectors of an axis step before it stores any, so src == dst is
-// safe.
+// safe. With `parts.split`, only the current phase, on parts [part_begin, part_end).
 template <class A, softmax_alg Alg, class S, class D, int NV, bool kPartial>
-void sweep_lane_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int (&off)[NV],
-                        int tail, const next_group& next = {}) {
+void sweep_lane_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int (&offsets)[NV],
+                        int tail, const next_group& next_in = {}, const split_lanes& parts = {}) {
   static_assert(!kPartial || NV == 1);
+  // Local copies: the vector stores (which may alias anything) would otherwise make every load of
+  // an offset or of the prefetch's pointers go to memory again (nchw 32x1000x7x7: 12 % slower).
+  int off[NV];
+  std::copy_n(offsets, NV, off);
+  const next_group next = next_in;
   using F = vf<A>;
   constexpr int W = kWidth<A>;
   constexpr bool kLog = Alg == softmax_alg::logsoftmax;
@@ -149,11 +165,11 @@ void sweep_lane_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int
   // f32 softmax keeps exp(x - max) in dst between the second and third sweeps.
   constexpr bool kKeep = std::is_same_v<D, float> && !kLog;
   const float neg_inf = -std::numeric_limits<float>::infinity();
-  auto load = [&](const auto* p, int v, float fill) {
+  auto load = [&](const auto* p, int v, float fill) __attribute__((always_inline)) {
     if constexpr (kPartial) return load_partial<A>(p + off[v], tail, fill);
     else return simd::load_f32<A>(p + off[v]);
   };
-  auto store = [&](D* p, int v, F y) {
+  auto store = [&](auto* p, int v, F y) __attribute__((always_inline)) {
     if constexpr (kPartial) simd::store_f32(p + off[v], y, tail);
     else simd::store_f32(p + off[v], y);
   };
@@ -164,23 +180,27 @@ void sweep_lane_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int
   // lanes hold no range.
   constexpr bool kFindsMin = std::is_same_v<A, xsimd::avx2> && !kPartial;
   F m[NV], lo[NV];
-  for (int v = 0; v < NV; ++v) m[v] = F(neg_inf), lo[v] = F(-neg_inf);
-  for (dim_t a = 0; a < len; ++a) {
-    const S* p = src + a * stride;
-    for (int v = 0; v < NV; ++v) {
-      const F x = load(p, v, neg_inf);
-      m[v] = xsimd::max(x, m[v]);
-      if constexpr (kFindsMin) lo[v] = xsimd::min(x, lo[v]);
+  auto find_range = [&](dim_t a0, dim_t a1) __attribute__((always_inline)) {
+    for (int v = 0; v < NV; ++v) m[v] = F(neg_inf), lo[v] = F(-neg_inf);
+    for (dim_t a = a0; a < a1; ++a) {
+      const S* p = src + a * stride;
+      for (int v = 0; v < NV; ++v) {
+        const F x = load(p, v, neg_inf);
+        m[v] = xsimd::max(x, m[v]);
+        if constexpr (kFindsMin) lo[v] = xsimd::min(x, lo[v]);
+      }
     }
-  }
+  };
   std::optional<simd::exp_minus_nearby_lanes_f32<A>> nearby[NV];
   bool all_nearby = kFindsMin;
-  if constexpr (kFindsMin) {
-    for (int v = 0; v < NV && all_nearby; ++v) {
-      nearby[v] = simd::exp_minus_nearby_lanes_f32<A>::make(m[v], lo[v]);
-      all_nearby = nearby[v].has_value();
+  auto choose_exp = [&]() __attribute__((always_inline)) {
+    if constexpr (kFindsMin) {
+      for (int v = 0; v < NV && all_nearby; ++v) {
+        nearby[v] = simd::exp_minus_nearby_lanes_f32<A>::make(m[v], lo[v]);
+        all_nearby = nearby[v].has_value();
+      }
     }
-  }
+  };
 
   // Sums: per lane, the terms of four axis steps added pairwise in f32 (terms <= 1.05, two
   // roundings), widened to f64 once per four steps. logsoftmax counts the maxima apart
@@ -190,7 +210,11 @@ void sweep_lane_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int
   for (int v = 0; v < NV; ++v) count[v] = F(0.f);
   // exp_of(v, x): exp(x - m[v]), or exp(x - s) with s per lane (nearby); a compile-time choice,
   // one loop each.
-  auto sum_exps = [&](auto&& exp_of) {
+  // Inlined by force, as every lambda here: each has several call sites (per exp, whole or split
+  // group), and one called out of line puts the sums and maxima it updates in memory, for the
+  // whole function (30000x8 split: 12 % slower, 1 thread, hot; nchw, with merge_ranges a call:
+  // 17 %).
+  auto sum_exps = [&](auto&& exp_of, dim_t a0, dim_t a1) __attribute__((always_inline)) {
     // Inlined by force: called as a function, its r[] went through memory (42 % of nchw's time).
     auto terms = [&](dim_t a, F(&r)[NV]) __attribute__((always_inline)) {
       const S* p = src + a * stride;
@@ -211,8 +235,8 @@ void sweep_lane_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int
         for (int v = 0; v < NV; ++v) store(q, v, r[v]);
       }
     };
-    dim_t a = 0;
-    for (; a + 4 <= len; a += 4) {
+    dim_t a = a0;
+    for (; a + 4 <= a1; a += 4) {
       next.prefetch(a, 4);
       F r0[NV], r1[NV], r2[NV], r3[NV];
       terms(a, r0);
@@ -221,27 +245,30 @@ void sweep_lane_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int
       terms(a + 3, r3);
       for (int v = 0; v < NV; ++v) rest[v].add((r0[v] + r1[v]) + (r2[v] + r3[v]));
     }
-    for (; a < len; ++a) {
+    for (; a < a1; ++a) {
       next.prefetch(a, 1);
       F r0[NV];
       terms(a, r0);
       for (int v = 0; v < NV; ++v) rest[v].add(r0[v]);
     }
   };
-  auto exp_nearby = [&](int v, F x) { return (*nearby[v])(x); };
-  auto exp_two_sum = [&](int v, F x) { return exp_diff<A>(x, m[v]); };
-  if (all_nearby) sum_exps(exp_nearby);
-  else sum_exps(exp_two_sum);
+  auto exp_nearby = [&](int v, F x) __attribute__((always_inline)) { return (*nearby[v])(x); };
+  auto exp_two_sum = [&](int v, F x) __attribute__((always_inline)) {
+    return exp_diff<A>(x, m[v]);
+  };
+  auto sum_chosen_exps = [&](dim_t a0, dim_t a1) __attribute__((always_inline)) {
+    if (all_nearby) sum_exps(exp_nearby, a0, a1);
+    else sum_exps(exp_two_sum, a0, a1);
+  };
 
   // Per lane: 1 / sum (softmax; with nearby, the exps and their sum share the factor
-  // exp(max - s)) or log(sum) (logsoftmax; the non-maximal exps' sum times exp(s - max)).
+  // exp(max - s)) or log(sum) (logsoftmax; the non-maximal exps' sum times exp(s - max)), from
+  // each lane's sum of the non-maximal exps and (logsoftmax) count of maxima.
   F scale[NV];
   typename F::batch_bool_type all_minus_inf[NV];
-  for (int v = 0; v < NV; ++v) {
-    double lane_rest[W];
-    alignas(64) float lane_count[W], t[W];
-    rest[v].lanes(lane_rest);
-    if constexpr (kLog) count[v].store_aligned(lane_count);
+  auto set_scale = [&](int v, const double* lane_rest, const float* lane_count)
+                       __attribute__((always_inline)) {
+    alignas(64) float t[W];
     for (int i = 0; i < W; ++i) {
       const double to_max = kLog && all_nearby ? nearby[v]->to_c(i) : 1.0;
       const row_total lane{kLog ? lane_count[i] : 0.0, lane_rest[i] * to_max};
@@ -249,10 +276,10 @@ void sweep_lane_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int
     }
     scale[v] = F::load_aligned(t);
     all_minus_inf[v] = m[v] == F(neg_inf);
-  }
+  };
 
-  auto normalise = [&](auto&& exp_of) {
-    for (dim_t a = 0; a < len; ++a) {
+  auto normalise = [&](auto&& exp_of, dim_t a0, dim_t a1) __attribute__((always_inline)) {
+    for (dim_t a = a0; a < a1; ++a) {
       const S* p = src + a * stride;
       D* q = dst + a * stride;
       F y[NV];
@@ -272,8 +299,82 @@ void sweep_lane_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int
     }
   };
   // Softmax into a type other than f32 computes the exps again, as the sums did.
-  if (!kLog && !kKeep && all_nearby) normalise(exp_nearby);
-  else normalise(exp_two_sum);
+  auto normalise_as_chosen = [&](dim_t a0, dim_t a1) __attribute__((always_inline)) {
+    if (!kLog && !kKeep && all_nearby) normalise(exp_nearby, a0, a1);
+    else normalise(exp_two_sum, a0, a1);
+  };
+
+  if (parts.split == nullptr) {
+    find_range(0, len);
+    choose_exp();
+    sum_chosen_exps(0, len);
+    for (int v = 0; v < NV; ++v) {
+      double lane_rest[W];
+      alignas(64) float lane_count[W];
+      rest[v].lanes(lane_rest);
+      if constexpr (kLog) count[v].store_aligned(lane_count);
+      set_scale(v, lane_rest, lane_count);
+    }
+    normalise_as_chosen(0, len);
+    return;
+  }
+
+  // A split group: the whole group's per-lane range and sums come from the parts' partial ones,
+  // merged in part order (every part merges them alike, so all parts agree).
+  const axis_split& split = *parts.split;
+  const int used = kPartial ? tail : W;  // lanes of each vector that belong to the group
+  auto merge_ranges = [&]() __attribute__((always_inline)) {
+    for (int v = 0; v < NV; ++v) {
+      m[v] = F(neg_inf), lo[v] = F(-neg_inf);
+      for (dim_t q = 0; q < split.parts; ++q) {
+        m[v] = xsimd::max(load(split.max + parts.at(q, 0), v, neg_inf), m[v]);
+        lo[v] = xsimd::min(load(split.min + parts.at(q, 0), v, -neg_inf), lo[v]);
+      }
+    }
+  };
+  for (dim_t part = parts.part_begin; part < parts.part_end; ++part) {
+    const dim_t a0 = part * split.part_len, a1 = std::min(len, a0 + split.part_len);
+    if (split.phase == 0) {
+      find_range(a0, a1);
+      for (int v = 0; v < NV; ++v) {
+        store(split.max + parts.at(part, 0), v, m[v]);
+        store(split.min + parts.at(part, 0), v, lo[v]);
+      }
+      continue;
+    }
+    merge_ranges();
+    choose_exp();
+    if (split.phase == 1) {
+      for (int v = 0; v < NV; ++v) rest[v] = {}, count[v] = F(0.f);
+      sum_chosen_exps(a0, a1);
+      for (int v = 0; v < NV; ++v) {
+        double lane_rest[W];
+        rest[v].lanes(lane_rest);
+        std::copy_n(lane_rest, used, split.rest + parts.at(part, off[v]));
+        if constexpr (kLog) store(split.count + parts.at(part, 0), v, count[v]);
+      }
+      continue;
+    }
+    for (int v = 0; v < NV; ++v) {
+      // Lanes past `used` get a sum of 1: their results are never stored.
+      double lane_rest[W];
+      alignas(64) float lane_count[W];
+      std::fill_n(lane_rest, W, 1.0);
+      std::fill_n(lane_count, W, 1.f);
+      for (int i = 0; i < used; ++i) {
+        double r = 0;
+        float c = 0.f;  // whole numbers below 2^24: exact
+        for (dim_t q = 0; q < split.parts; ++q) {
+          r += split.rest[parts.at(q, off[v]) + i];
+          if constexpr (kLog) c += split.count[parts.at(q, off[v]) + i];
+        }
+        lane_rest[i] = r;
+        if constexpr (kLog) lane_count[i] = c;
+      }
+      set_scale(v, lane_rest, lane_count);
+    }
+    normalise_as_chosen(a0, a1);
+  }
 }
 
 // A few lanes (fewer than a vector) left over: instead of a vector along the axis of which they
@@ -348,17 +449,24 @@ void forward_strided_as(const kernel_args& k, dim_t begin, dim_t end) {
   // CPU's; nchw 32x1000x7x7 f32: 392 KB): the current group's must stay there too.
   constexpr dim_t kPrefetchMaxGroupBytes = 512 << 10;
   const strided_geometry& g = k.strided;
-  const bool interleaved = g.lanes < W && W % g.lanes == 0 && g.axis_stride == g.lanes;
-  for (dim_t group = begin; group < end; ++group) {
+  // A split group: [begin, end) are parts of group 0, which takes the sweeps even when it is
+  // interleaved (plan.cc does not split those).
+  const bool split = k.split.parts > 0;
+  const bool interleaved = strided_is_interleaved(g, W);
+  for (dim_t group = split ? 0 : begin; group < (split ? 1 : end); ++group) {
     const dim_t base = k.rows.offset_of(group);
-    if (interleaved) {
+    if (interleaved && !split) {
       forward_interleaved<A, S, D>(k, base);
       continue;
     }
     const S* src = static_cast<const S*>(k.in0) + base;
     D* dst = static_cast<D*>(k.out) + base;
+    auto parts_from = [&](dim_t first_lane) {
+      return split ? split_lanes{&k.split, g.lanes, first_lane, begin, end} : split_lanes{};
+    };
     next_group next;
-    if (group + 1 < end && g.len * g.axis_stride * dim_t{sizeof(S) + sizeof(D)} <= kPrefetchMaxGroupBytes) {
+    if (!split && group + 1 < end &&
+        g.len * g.axis_stride * dim_t{sizeof(S) + sizeof(D)} <= kPrefetchMaxGroupBytes) {
       const dim_t next_base = k.rows.offset_of(group + 1);
       next.src = reinterpret_cast<const char*>(static_cast<const S*>(k.in0) + next_base);
       next.dst = reinterpret_cast<const char*>(static_cast<D*>(k.out) + next_base);
@@ -368,18 +476,20 @@ void forward_strided_as(const kernel_args& k, dim_t begin, dim_t end) {
     const dim_t whole = g.lanes / W;
     const int rest = static_cast<int>(g.lanes % W);
     const bool rest_done =
-        rest != 0 && rest <= kMaxLanesAsRows &&
+        rest != 0 && rest <= kMaxLanesAsRows && !split &&
         remainder_lanes_as_dense_rows<A, S, D>(Alg, src + whole * W, dst + whole * W, rest, g.len,
                                                g.axis_stride);
     if (rest != 0 && !rest_done && whole == 0) {
       const int one[1] = {0};
-      sweep_lane_vectors<A, Alg, S, D, 1, true>(src, dst, g.len, g.axis_stride, one, rest);
+      sweep_lane_vectors<A, Alg, S, D, 1, true>(src, dst, g.len, g.axis_stride, one, rest, {},
+                                                parts_from(0));
       continue;
     }
     for_each_lane_sweep<W, kVectors>(
         g.lanes, rest != 0 && !rest_done, [&]<int NV>(dim_t j0, const int (&off)[NV], bool first) {
           sweep_lane_vectors<A, Alg, S, D, NV, false>(src + j0, dst + j0, g.len, g.axis_stride,
-                                                      off, 0, first ? next : next_group{});
+                                                      off, 0, first ? next : next_group{},
+                                                      parts_from(j0));
         });
   }
 }

@@ -47,6 +47,30 @@ struct strided_geometry {
   dim_t lanes = 0;
 };
 
+// Whether the strided forward takes a group of geometry g as one contiguous block of W-lane
+// vectors (forward_interleaved): fewer lanes than a vector, a whole number of copies of them per
+// vector, and the axis steps back to back (30000x8 along dim 0 with W = 16).
+inline bool strided_is_interleaved(const strided_geometry& g, int width) {
+  return g.lanes < width && width % g.lanes == 0 && g.axis_stride == g.lanes;
+}
+
+// A single strided group split along its axis, so that more than one thread can work on it
+// (plan.cc decides when; threads otherwise split groups, never the axis). The axis is cut into
+// `parts` parts of `part_len` steps (the last may be shorter), and the forward kernel runs three
+// times, each a parallel_for over the parts (softmax.cc): phase 0 finds each part's per-lane max
+// and min; phase 1 merges them and sums each part's exps; phase 2 merges the sums and normalises
+// each part. The parts depend on the problem only, not on the thread count, so neither do the
+// results. The partial results go through buffers of parts x lanes entries, part-major.
+struct axis_split {
+  dim_t parts = 0;  // 0: the axis is not split
+  dim_t part_len = 0;
+  int phase = 0;
+  float* max = nullptr;
+  float* min = nullptr;
+  float* count = nullptr;  // logsoftmax's count of elements equal to the max
+  double* rest = nullptr;  // the sum of the other exps (softmax: of all of them)
+};
+
 struct kernel_args {
   softmax_alg alg = softmax_alg::softmax;
   // Forward: in0 = src, out = dst. Backward: in0 = dst, in1 = diff_dst, out = diff_src.
@@ -57,6 +81,7 @@ struct kernel_args {
   row_loops rows;
   dense_geometry dense;
   strided_geometry strided;
+  axis_split split;  // strided forward only
 };
 
 // Processes rows (or row groups) [begin, end).
