@@ -153,8 +153,9 @@ template <class A, softmax_alg Alg, class S, class D, int NV, bool kPartial>
 void sweep_lane_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int (&offsets)[NV],
                         int tail, const next_group& next_in = {}, const split_lanes& parts = {}) {
   static_assert(!kPartial || NV == 1);
-  // Local copies: the vector stores (which may alias anything) would otherwise make every load of
-  // an offset or of the prefetch's pointers go to memory again (nchw 32x1000x7x7: 12 % slower).
+  // Local copies: the vector stores (which may alias anything) otherwise made the hot loops load
+  // the offsets from memory again after each store (perf: movslq from the array; nchw
+  // 32x1000x7x7 12 % slower in one A/B, level with the whole-group-only kernel after).
   int off[NV];
   std::copy_n(offsets, NV, off);
   const next_group next = next_in;
