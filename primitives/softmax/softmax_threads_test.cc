@@ -1,5 +1,6 @@
-// Threads: results do not depend on the thread count (rows are independent, each row is computed
-// by one thread), and concurrent executions of one primitive are safe.
+// Threads: results do not depend on the thread count (rows are independent and each is computed by
+// one thread, except a split strided group, whose parts are fixed by the problem), and concurrent
+// executions of one primitive are safe.
 #include <thread>
 #include <vector>
 
