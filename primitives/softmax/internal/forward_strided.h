@@ -321,7 +321,7 @@ void sweep_lane_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int
   }
 
   // A split group: the whole group's per-lane range and sums come from the parts' partial ones,
-  // merged in part order (every part merges them alike, so all parts agree).
+  // merged in part order, once per call (every call merges them alike, so all parts agree).
   const axis_split& split = *parts.split;
   const int used = kPartial ? tail : W;  // lanes of each vector that belong to the group
   auto merge_ranges = [&]() __attribute__((always_inline)) {
@@ -333,19 +333,25 @@ void sweep_lane_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int
       }
     }
   };
-  for (dim_t part = parts.part_begin; part < parts.part_end; ++part) {
-    const dim_t a0 = part * split.part_len, a1 = std::min(len, a0 + split.part_len);
-    if (split.phase == 0) {
+  auto for_each_part = [&](auto&& f) __attribute__((always_inline)) {
+    for (dim_t part = parts.part_begin; part < parts.part_end; ++part) {
+      f(part, part * split.part_len, std::min(len, (part + 1) * split.part_len));
+    }
+  };
+  if (split.phase == 0) {
+    for_each_part([&](dim_t part, dim_t a0, dim_t a1) __attribute__((always_inline)) {
       find_range(a0, a1);
       for (int v = 0; v < NV; ++v) {
         store(split.max + parts.at(part, 0), v, m[v]);
         store(split.min + parts.at(part, 0), v, lo[v]);
       }
-      continue;
-    }
-    merge_ranges();
-    choose_exp();
-    if (split.phase == 1) {
+    });
+    return;
+  }
+  merge_ranges();
+  choose_exp();
+  if (split.phase == 1) {
+    for_each_part([&](dim_t part, dim_t a0, dim_t a1) __attribute__((always_inline)) {
       for (int v = 0; v < NV; ++v) rest[v] = {}, count[v] = F(0.f);
       sum_chosen_exps(a0, a1);
       for (int v = 0; v < NV; ++v) {
@@ -354,28 +360,30 @@ void sweep_lane_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int
         std::copy_n(lane_rest, used, split.rest + parts.at(part, off[v]));
         if constexpr (kLog) store(split.count + parts.at(part, 0), v, count[v]);
       }
-      continue;
-    }
-    for (int v = 0; v < NV; ++v) {
-      // Lanes past `used` get a sum of 1: their results are never stored.
-      double lane_rest[W];
-      alignas(64) float lane_count[W];
-      std::fill_n(lane_rest, W, 1.0);
-      std::fill_n(lane_count, W, 1.f);
-      for (int i = 0; i < used; ++i) {
-        double r = 0;
-        float c = 0.f;  // whole numbers below 2^24: exact
-        for (dim_t q = 0; q < split.parts; ++q) {
-          r += split.rest[parts.at(q, off[v]) + i];
-          if constexpr (kLog) c += split.count[parts.at(q, off[v]) + i];
-        }
-        lane_rest[i] = r;
-        if constexpr (kLog) lane_count[i] = c;
-      }
-      set_scale(v, lane_rest, lane_count);
-    }
-    normalise_as_chosen(a0, a1);
+    });
+    return;
   }
+  for (int v = 0; v < NV; ++v) {
+    // Lanes past `used` get a sum of 1: their results are never stored.
+    double lane_rest[W];
+    alignas(64) float lane_count[W];
+    std::fill_n(lane_rest, W, 1.0);
+    std::fill_n(lane_count, W, 1.f);
+    for (int i = 0; i < used; ++i) {
+      double r = 0;
+      float c = 0.f;  // whole numbers below 2^24: exact
+      for (dim_t q = 0; q < split.parts; ++q) {
+        r += split.rest[parts.at(q, off[v]) + i];
+        if constexpr (kLog) c += split.count[parts.at(q, off[v]) + i];
+      }
+      lane_rest[i] = r;
+      if constexpr (kLog) lane_count[i] = c;
+    }
+    set_scale(v, lane_rest, lane_count);
+  }
+  for_each_part([&](dim_t, dim_t a0, dim_t a1) __attribute__((always_inline)) {
+    normalise_as_chosen(a0, a1);
+  });
 }
 
 // A few lanes (fewer than a vector) left over: instead of a vector along the axis of which they
