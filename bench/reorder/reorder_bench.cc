@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
+#include "bench/bench_buffer.h"
 #include "oneapi/dnnl/dnnl.hpp"
 #include "tessera/formats/make_memory_desc.h"
 #include "tessera/primitives/reorder/reorder.h"
@@ -63,7 +64,7 @@ constexpr int64_t kColdBytes = int64_t{256} << 20;
 // distinct memory, which is all a cold row needs, at memcpy speed instead of fill_random's.
 struct buffers {
   memory_desc src, dst;
-  std::vector<std::unique_ptr<unsigned char[]>> srcs, dsts;
+  std::vector<std::unique_ptr<bench::bench_buffer>> srcs, dsts;
   int64_t src_bytes, dst_bytes;
   int64_t cold_sets;
 };
@@ -84,12 +85,12 @@ buffers& buffers_for(const bench_case& c, bool cold) {
   const int64_t bytes = std::max(b->dst_bytes, b->src_bytes);
   const int64_t want = cold ? b->cold_sets : 1;
   while (static_cast<int64_t>(b->srcs.size()) < want) {
-    b->srcs.emplace_back(new unsigned char[bytes]());
-    b->dsts.emplace_back(new unsigned char[bytes]());
+    b->srcs.push_back(std::make_unique<bench::bench_buffer>(bytes));
+    b->dsts.push_back(std::make_unique<bench::bench_buffer>(bytes));
     if (b->srcs.size() == 1) {
-      (void)testing::fill_random(b->src, b->srcs[0].get(), {.seed = 1});
+      (void)testing::fill_random(b->src, b->srcs[0]->data(), {.seed = 1});
     } else {
-      std::memcpy(b->srcs.back().get(), b->srcs[0].get(), bytes);
+      std::memcpy(b->srcs.back()->data(), b->srcs[0]->data(), bytes);
     }
   }
   return *b;
@@ -126,8 +127,8 @@ void run(benchmark::State& state, const bench_case& c, impl which, int threads, 
     }
     state.SetLabel(r->impl_name());
     for (auto _ : state) {
-      absl::Status s = r->execute({{arg_from, {b.src, b.srcs[k].get()}},
-                                   {arg_to, {b.dst, b.dsts[k].get()}}});
+      absl::Status s = r->execute({{arg_from, {b.src, b.srcs[k]->data()}},
+                                   {arg_to, {b.dst, b.dsts[k]->data()}}});
       if (!s.ok()) state.SkipWithError(std::string(s.message()).c_str());
       k = (k + 1) % sets;
     }
@@ -146,8 +147,8 @@ void run(benchmark::State& state, const bench_case& c, impl which, int threads, 
     state.SetLabel(pd.impl_info_str());
     std::vector<dnnl::memory> sm, dm;
     for (int i = 0; i < sets; ++i) {
-      sm.emplace_back(smd, eng, b.srcs[i].get());
-      dm.emplace_back(dmd, eng, b.dsts[i].get());
+      sm.emplace_back(smd, eng, b.srcs[i]->data());
+      dm.emplace_back(dmd, eng, b.dsts[i]->data());
     }
     auto& strm = testing::cpu_stream();
     for (auto _ : state) {
@@ -161,7 +162,7 @@ void run(benchmark::State& state, const bench_case& c, impl which, int threads, 
     // Split like a 2-thread copy would: one memcpy per thread's half.
     for (auto _ : state) {
       parallel_for(n, n / threads + 1, [&](int64_t begin, int64_t end) {
-        std::memcpy(b.dsts[k].get() + begin, b.srcs[k].get() + begin, end - begin);
+        std::memcpy(b.dsts[k]->data() + begin, b.srcs[k]->data() + begin, end - begin);
       });
       k = (k + 1) % sets;
     }
