@@ -359,6 +359,23 @@ TEST(ReorderKernels, LargeTransposesInSixteenRowBlocksMatchReference) {
   check_large(cases);
 }
 
+TEST(ReorderKernels, LargeBandedTransposesMatchReference) {
+  // 8+ MiB of dst through the banded transpose (src rows 4 KiB or more apart), which AVX2 moves
+  // band by band through a local block, streaming each column's run of dst: dst on a line (every
+  // run streamed whole), 16 and 4 bytes off one (a head of 12 or 15 rows first, plainly), and
+  // dst rows 2045 elements apart (runs off the lines: their partial end lines stored plainly)
+  // with 1037 columns (strips ending in a partial column tile) and 2045 rows (a last band of 61
+  // rows: 56 through the block, 5 plainly).
+  std::vector<reorder_case> cases;
+  for (int misalign : {0, 16, 4}) {
+    reorder_case c{md({2048, 1040}, data_type::f32, "ab"), md({2048, 1040}, data_type::f32, "ba")};
+    c.dst_misalign = misalign;
+    cases.push_back(c);
+  }
+  cases.push_back({md({2045, 1037}, data_type::f32, "ab"), md({2045, 1037}, data_type::f32, "ba")});
+  check_large(cases);
+}
+
 TEST(ReorderKernels, LargeByteDestinationsWithStreamingStoresMatchReference) {
   // f32 -> s8/u8 nchw -> nhwc with 8 MiB of dst, through the AVX-512 transpose only (the one
   // kernel with 64-row byte blocks; 8 M elements per reference run): 64-byte rows back to back

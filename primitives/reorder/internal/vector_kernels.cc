@@ -785,6 +785,82 @@ constexpr int kPrefetchAhead = 64;
 }
 #endif
 
+// transpose_tiles_banded for 32-bit elements on AVX2 with a large dst (stream): in each band of
+// kBandRows rows, an 8-column tile's 8x8 register tiles are transposed into a local block and
+// each column's run of dst (256 bytes) streamed from there in whole lines (stream_run_avx2). The
+// 8x8 tiles stored each dst line in two halves, plainly, so the 64 MB dst of ab -> ba 4096 was
+// read for ownership; streaming the halves straight from the registers leaves every line
+// half-written until the next tile. With a head (aligning_head_avx2) the bands start on dst's
+// lines and no line is shared between two bands. Rows past the band's last whole 8-row tile,
+// padding rows and a partial last column tile go through move_tile, plainly, after the band.
+// No prefetch of the next band: with it (band_prefetcher, spread over the tiles or all at once)
+// the loop ran 12-14 ms against 9.7-10.2 without (ab -> ba 4096, 1 thread cold, dst on a line;
+// a standalone harness calling the library).
+// ab -> ba 4096 cold, medians of 9 interleaved (bench buffers on a line / 16 bytes off one):
+// 1 thread 16.6 -> 11.0 / 16.2 -> 11.8 ms, 2 threads 9.4 -> 6.4 / 8.6 -> 6.3 ms.
+template <class Arch, class T, class ColumnsAt>
+[[gnu::noinline]] void transpose_tiles_banded_avx2(const T* src, int64_t src_ld, T* dst,
+                                                   const ColumnsAt& columns_at, int64_t rows,
+                                                   int64_t cols, int64_t pad_rows, int64_t head) {
+#if defined(__AVX2__)
+  constexpr int64_t kTile = tile_size<Arch, T>();
+  static_assert(sizeof(T) == 4 && kTile == 8);
+  const auto* s = reinterpret_cast<const float*>(src);
+  auto* d = reinterpret_cast<float*>(dst);
+  const int64_t full_cols = cols / kTile * kTile;
+  // Rows [r_begin, r_end) of columns [c_begin, cols), plainly.
+  auto plain_rows = [&](int64_t r_begin, int64_t r_end, int64_t c_begin) {
+    for (int64_t c0 = c_begin; c0 < cols; c0 += kTile) {
+      const int64_t cn = std::min(kTile, cols - c0);
+      const auto col = columns_at(c0, static_cast<int>(cn));
+      for (int64_t r0 = r_begin; r0 < r_end; r0 += kTile) {
+        move_tile<Arch>(src, src_ld, dst, col, r0, std::min(kTile, r_end - r0), c0, cn, rows,
+                        pad_rows, false);
+      }
+    }
+  };
+  plain_rows(0, head, 0);
+  alignas(64) float block[kTile * kBandRows];
+  for (int64_t b0 = head; b0 < pad_rows; b0 += kBandRows) {
+    const int64_t b1 = std::min(pad_rows, b0 + kBandRows);
+    // Whole 8-row tiles of data rows go through the local block.
+    const int64_t blocked = std::max<int64_t>(0, std::min(b1, rows) - b0) / kTile * kTile;
+    for (int64_t c0 = 0; c0 < full_cols && blocked > 0; c0 += kTile) {
+      const float* from = s + b0 * src_ld + c0;
+      for (int64_t r = 0; r < blocked; r += kTile) {
+        __m256 t[8];
+        load_transposed8x8(from + r * src_ld, src_ld, t);
+        for (int i = 0; i < 8; ++i) _mm256_store_ps(block + i * kBandRows + r, t[i]);
+      }
+      const auto col = columns_at(c0, static_cast<int>(kTile));
+      if (blocked == kBandRows && col.all_aligned64(d + b0, 8)) {
+        for (int i = 0; i < kTile; ++i) {
+          float* to = d + col(i) + b0;
+          for (int j = 0; j < kBandRows; j += 8) {
+            _mm256_stream_ps(to + j, _mm256_load_ps(block + i * kBandRows + j));
+          }
+        }
+      } else {
+        for (int i = 0; i < kTile; ++i) {
+          stream_run_avx2(block + i * kBandRows, d + col(i) + b0, blocked);
+        }
+      }
+    }
+    if (blocked < b1 - b0) {
+      for (int64_t c0 = 0; c0 < full_cols; c0 += kTile) {
+        const auto col = columns_at(c0, static_cast<int>(kTile));
+        for (int64_t r0 = b0 + blocked; r0 < b1; r0 += kTile) {
+          move_tile<Arch>(src, src_ld, dst, col, r0, std::min(kTile, b1 - r0), c0, kTile, rows,
+                          pad_rows, false);
+        }
+      }
+    }
+    plain_rows(b0, b1, full_cols);
+  }
+  _mm_sfence();  // streamed stores visible before the task ends
+#endif
+}
+
 // transpose_tiles of 32-bit elements on AVX2 (no banding): rows in blocks of 16, so that each
 // dst row of 16 lanes (a 16-element block: nChw16c, OIhw16i16o) is written by one tile; the
 // 8-row register tile for the rows past the last 16 and for partial column tiles. One src row
@@ -928,6 +1004,10 @@ template <class Arch, class T, class ColumnsAt>
     if (!banded) {
       transpose_tiles_avx2<Arch>(src, src_ld, dst, columns_at, rows, cols, pad_rows, stream,
                                  head);
+      return;
+    }
+    if (stream) {
+      transpose_tiles_banded_avx2<Arch>(src, src_ld, dst, columns_at, rows, cols, pad_rows, head);
       return;
     }
   }

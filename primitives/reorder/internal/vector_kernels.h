@@ -30,7 +30,8 @@ struct dst_columns {
 
 // Transposes whose src rows lie in different pages (the hardware prefetcher follows each page
 // on its own) and that span more than one band of kBandRows rows move band by band, prefetching
-// the next band (transpose_tiles); run_transpose gives them strips of kBandCols columns, so a
+// the next band (transpose_tiles; AVX2 with a large dst streams each band through a local block
+// instead, without the prefetch); run_transpose gives them strips of kBandCols columns, so a
 // band's src rows are read in runs of 1 KB (f32) and its dst rows written in runs of 256 bytes.
 inline constexpr int64_t kBandRows = 64, kBandCols = 256, kFarRowBytes = 4096;
 inline bool banded_transpose(int64_t src_row_step_bytes, int64_t rows) {
