@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_buffer.h"
 #include "benchmark/benchmark.h"
 #include "tessera/primitives/runtime/threads.h"
 #include "oneapi/dnnl/dnnl.hpp"
@@ -156,29 +157,28 @@ void flush_caches() {
 }
 
 struct buffers {
-  std::vector<char> in0, in1, out;
+  explicit buffers(size_t bytes) : in0(bytes), in1(bytes), out(bytes) {}
+  bench::bench_buffer in0, in1, out;
 };
 
-void fill(std::vector<char>& b, const memory_desc& md) {
-  std::vector<float> vals(b.size() / 4);
+void fill(const bench::bench_buffer& buffer, size_t bytes, const memory_desc& md) {
+  unsigned char* b = buffer.data();
+  std::vector<float> vals(bytes / 4);
   for (size_t i = 0; i < vals.size(); ++i) vals[i] = static_cast<float>((i * 7919) % 1000) * 0.01f - 5.f;
   if (md.dt() == data_type::f32) {
-    std::memcpy(b.data(), vals.data(), vals.size() * 4);
+    std::memcpy(b, vals.data(), vals.size() * 4);
   } else {
-    for (size_t i = 0; i + 1 < b.size(); i += 2) b[i + 1] = 0x3f, b[i] = static_cast<char>(i);
+    for (size_t i = 0; i + 1 < bytes; i += 2) b[i + 1] = 0x3f, b[i] = static_cast<unsigned char>(i);
   }
 }
 
 void run_bench(benchmark::State& state, const problem& p, const std::string& impl, int threads,
                bool cold) {
   const memory_desc md = make_md(p);
-  buffers buf;
   const size_t bytes = static_cast<size_t>(md.size_bytes());
-  buf.in0.resize(bytes);
-  buf.in1.resize(bytes);
-  buf.out.resize(bytes);
-  fill(buf.in0, md);
-  fill(buf.in1, md);
+  buffers buf(bytes);
+  fill(buf.in0, bytes, md);
+  fill(buf.in1, bytes, md);
   if (p.backward && p.alg == softmax_alg::softmax) {
     // dst of a softmax: positive and small.
     float* y = reinterpret_cast<float*>(buf.in0.data());
