@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "benchmark/benchmark.h"
 #include "bench/bench_buffer.h"
+#include "benchmark/benchmark.h"
 #include "oneapi/dnnl/dnnl.hpp"
 #include "tessera/formats/make_memory_desc.h"
 #include "tessera/primitives/reorder/reorder.h"
