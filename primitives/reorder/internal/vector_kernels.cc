@@ -808,10 +808,10 @@ template <class Arch, class T, class ColumnsAt>
   const auto* s = reinterpret_cast<const float*>(src);
   auto* d = reinterpret_cast<float*>(dst);
   const int64_t full_cols = cols / kTile * kTile;
-  // Rows [r_begin, r_end) of columns [c_begin, cols), plainly.
-  auto plain_rows = [&](int64_t r_begin, int64_t r_end, int64_t c_begin) {
-    for (int64_t c0 = c_begin; c0 < cols; c0 += kTile) {
-      const int64_t cn = std::min(kTile, cols - c0);
+  // Rows [r_begin, r_end) of columns [c_begin, c_end), plainly.
+  auto plain_rows = [&](int64_t r_begin, int64_t r_end, int64_t c_begin, int64_t c_end) {
+    for (int64_t c0 = c_begin; c0 < c_end; c0 += kTile) {
+      const int64_t cn = std::min(kTile, c_end - c0);
       const auto col = columns_at(c0, static_cast<int>(cn));
       for (int64_t r0 = r_begin; r0 < r_end; r0 += kTile) {
         move_tile<Arch>(src, src_ld, dst, col, r0, std::min(kTile, r_end - r0), c0, cn, rows,
@@ -819,7 +819,7 @@ template <class Arch, class T, class ColumnsAt>
       }
     }
   };
-  plain_rows(0, head, 0);
+  plain_rows(0, head, 0, cols);
   alignas(64) float block[kTile * kBandRows];
   for (int64_t b0 = head; b0 < pad_rows; b0 += kBandRows) {
     const int64_t b1 = std::min(pad_rows, b0 + kBandRows);
@@ -846,16 +846,8 @@ template <class Arch, class T, class ColumnsAt>
         }
       }
     }
-    if (blocked < b1 - b0) {
-      for (int64_t c0 = 0; c0 < full_cols; c0 += kTile) {
-        const auto col = columns_at(c0, static_cast<int>(kTile));
-        for (int64_t r0 = b0 + blocked; r0 < b1; r0 += kTile) {
-          move_tile<Arch>(src, src_ld, dst, col, r0, std::min(kTile, b1 - r0), c0, kTile, rows,
-                          pad_rows, false);
-        }
-      }
-    }
-    plain_rows(b0, b1, full_cols);
+    plain_rows(b0 + blocked, b1, 0, cols);          // rows past the block, padding
+    plain_rows(b0, b0 + blocked, full_cols, cols);  // the partial column tile's other rows
   }
   _mm_sfence();  // streamed stores visible before the task ends
 #endif
