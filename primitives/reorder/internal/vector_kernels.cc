@@ -504,6 +504,19 @@ inline void transpose8x8(const float* src, int64_t src_ld, float* dst, const Col
   for (int i = 0; i < 8; ++i) _mm256_storeu_ps(dst + col(i), t[i]);
 }
 
+// 8 rows x the first cn (< 8) columns: each row by one masked load (the lanes past cn are not
+// read), the 8x8 register transpose, and cn whole dst rows of 8 stored. The element loop it
+// replaces took half the time of the tiny nchw -> nhwc case (2x16x3x4: 12 = 8 + 4 columns).
+template <class Cols>
+inline void transpose8xN(const float* src, int64_t src_ld, float* dst, const Cols& col, int cn) {
+  const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(cn),
+                                          _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  __m256 r[8], t[8];
+  for (int i = 0; i < 8; ++i) r[i] = _mm256_maskload_ps(src + i * src_ld, mask);
+  transpose8x8_registers(r, t);
+  for (int i = 0; i < cn; ++i) _mm256_storeu_ps(dst + col(i), t[i]);
+}
+
 // Columns [0, 4) of 8 rows, each as one register (column j's 8 rows): every row is read as two
 // 16-byte halves, row i's and row i + 4's in one register's two 128-bit lanes (vinsertf128 from
 // memory), and a 4x4 transpose within each lane finishes it. With malloc's 16-byte offset no
@@ -715,6 +728,15 @@ template <class Arch, class T, class Cols>
     transpose16x16(reinterpret_cast<const float*>(s), src_ld, reinterpret_cast<float*>(d), col,
                    static_cast<int>(rn), static_cast<int>(cn), static_cast<int>(pn), false);
     return;
+#endif
+  }
+  if constexpr (kReg == 8) {
+#if defined(__AVX2__)
+    if (rn == kTile && pn == kTile && cn > 0) {
+      transpose8xN(reinterpret_cast<const float*>(s), src_ld, reinterpret_cast<float*>(d), col,
+                   static_cast<int>(cn));
+      return;
+    }
 #endif
   }
   for (int64_t c = 0; c < cn; ++c) {
