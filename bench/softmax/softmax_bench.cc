@@ -3,8 +3,15 @@
 //   bazel run -c opt //bench/softmax:softmax_bench -- --benchmark_filter=...
 // Names: <problem>/<impl>/threads:<n>/<hot|cold>. Times are per execution (manual timing around
 // the call only); cold runs first read a 64 MB buffer so no operand is in any cache.
+//
+// impl "exp" (forward f32 problems whose axis is dense) is a floor, not a softmax: the cheapest
+// exp the library has on this machine's ISA (exp_floor), applied once to every element from src
+// to dst, rows over the same threads. Every forward softmax or logsoftmax computes each exp at
+// least once, so oneDNN's time over this one bounds the "vs oneDNN" any Tessera kernel built on
+// that exp can reach (docs/performance.md, "The exp floor").
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
@@ -18,7 +25,10 @@
 #include "tessera/primitives/runtime/threads.h"
 #include "oneapi/dnnl/dnnl.hpp"
 #include "tessera/primitives/softmax/softmax.h"
+#include "tessera/simd/internal/math_kernels.h"
+#include "tessera/simd/isa.h"
 #include "tessera/testing/onednn.h"
+#include "xsimd/xsimd.hpp"
 
 namespace tessera {
 namespace {
@@ -140,6 +150,87 @@ struct onednn_peer {
   }
 };
 
+// The "exp" impl: exp(x - max) of every element of rows of `len` contiguous f32, by the exp the
+// softmax kernels take on max_isa() where a row's range allows it (avx512bw exp_minus_f32, avx2
+// exp_minus_nearby_f32), else exp_nonpositive_f32 of x - max (computed before timing, into
+// `shifted`). Rows' ranges are found before timing too: only the exps are timed.
+class exp_floor {
+ public:
+  exp_floor(const float* src, float* dst, dim_t rows, dim_t len)
+      : src_(src), dst_(dst), rows_(rows), len_(len), max_(rows), min_(rows) {
+    for (dim_t r = 0; r < rows; ++r) {
+      const auto [lo, hi] = std::minmax_element(src + r * len, src + (r + 1) * len);
+      max_[r] = *hi;
+      min_[r] = *lo;
+    }
+    shifted_.resize(static_cast<size_t>(rows * len));
+    for (dim_t i = 0; i < rows * len; ++i) shifted_[i] = src[i] - max_[i / len];
+  }
+
+  // The function the rows take (the first row's choice; the bench's rows share one range).
+  std::string name() const {
+    double shift, to_c;
+    switch (simd::max_isa()) {
+      case simd::isa::avx512bw:
+        return simd::internal::exp_minus_kernel<xsimd::avx512bw>(src_, dst_, 0, max_[0], min_[0])
+                   ? "avx512bw:exp_minus_f32"
+                   : "avx512bw:exp_nonpositive_f32";
+      case simd::isa::avx2:
+        return simd::internal::exp_minus_nearby_kernel<xsimd::avx2>(src_, dst_, 0, max_[0],
+                                                                    min_[0], &shift, &to_c)
+                   ? "avx2:exp_minus_nearby_f32"
+                   : "avx2:exp_nonpositive_f32";
+      default:
+        return "sse4_2:exp_nonpositive_f32";
+    }
+  }
+
+  void run() const {
+    const simd::isa target = simd::max_isa();
+    parallel_for(rows_, 1, [&](int64_t begin, int64_t end) {
+      for (dim_t r = begin; r < end; ++r) row(target, r);
+    });
+  }
+
+ private:
+  void row(simd::isa target, dim_t r) const {
+    const float* x = src_ + r * len_;
+    float* y = dst_ + r * len_;
+    double shift, to_c;
+    bool done = false;
+    if (target == simd::isa::avx512bw) {
+      done = simd::internal::exp_minus_kernel<xsimd::avx512bw>(x, y, len_, max_[r], min_[r]);
+    } else if (target == simd::isa::avx2) {
+      done = simd::internal::exp_minus_nearby_kernel<xsimd::avx2>(x, y, len_, max_[r], min_[r],
+                                                                  &shift, &to_c);
+    }
+    if (done) return;
+    const float* d = shifted_.data() + r * len_;
+    switch (target) {
+      case simd::isa::avx512bw:
+        simd::internal::exp_nonpositive_kernel<xsimd::avx512bw>(d, y, len_);
+        break;
+      case simd::isa::avx2:
+        simd::internal::exp_nonpositive_kernel<xsimd::avx2>(d, y, len_);
+        break;
+      default:
+        simd::internal::exp_nonpositive_kernel<xsimd::sse4_2>(d, y, len_);
+    }
+  }
+
+  const float* src_;
+  float* dst_;
+  dim_t rows_, len_;
+  std::vector<float> max_, min_, shifted_;
+};
+
+// Whether the "exp" impl applies: a forward f32 problem whose axis is dense (stride 1), so that
+// its rows are contiguous runs of dims[axis] elements.
+bool has_exp_floor(const problem& p, const memory_desc& md) {
+  return !p.backward && p.dt == data_type::f32 && !p.blocked16 &&
+         md.is_dense() && md.blocking().strides[p.axis] == 1;
+}
+
 // Reads, never writes, a 64 MB buffer (one load per line). It evicts the operands, writing the
 // dirty ones back here rather than inside the timed call, and leaves only clean lines behind,
 // which the call can evict for free. Overwriting the buffer instead left 64 MB of dirty lines
@@ -191,7 +282,15 @@ void run_bench(benchmark::State& state, const problem& p, const std::string& imp
   std::unique_ptr<softmax_forward> fwd;
   std::unique_ptr<softmax_backward> bwd;
   std::unique_ptr<onednn_peer> peer;
-  if (impl == "tessera") {
+  std::unique_ptr<exp_floor> floor;
+  if (impl == "exp") {
+    const dim_t len = p.dims[p.axis];
+    floor = std::make_unique<exp_floor>(reinterpret_cast<const float*>(buf.in0.data()),
+                                        reinterpret_cast<float*>(buf.out.data()),
+                                        md.nelems() / len, len);
+    state.SetLabel(floor->name());
+    call = [&] { floor->run(); };
+  } else if (impl == "tessera") {
     if (p.backward) {
       bwd = std::make_unique<softmax_backward>(*softmax_backward::create(p.alg, md, md, md, p.axis));
       state.SetLabel(bwd->impl_name());
@@ -239,7 +338,8 @@ void run_bench(benchmark::State& state, const problem& p, const std::string& imp
 
 const bool registered = [] {
   for (const problem& p : problems()) {
-    for (const char* impl : {"tessera", "onednn", "memcpy"}) {
+    for (const char* impl : {"tessera", "onednn", "memcpy", "exp"}) {
+      if (impl == std::string("exp") && !has_exp_floor(p, make_md(p))) continue;
       for (int threads : {1, 2}) {
         for (bool cold : {false, true}) {
           const std::string name = p.name + "/" + impl + "/threads:" + std::to_string(threads) +
