@@ -3,6 +3,8 @@
 #include "tessera/primitives/softmax/softmax.h"
 
 #include <array>
+#include <bit>
+#include <cstdint>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -195,6 +197,51 @@ TEST(Softmax, SingleStridedGroupIsSplitAlongItsAxis) {
         else EXPECT_THAT(capture.lines()[0], ::testing::Not(HasSubstr("axis_parts"))) << what;
         ASSERT_TRUE(fwd->execute({{arg::src, {md, a.data()}}, {arg::dst, {md, a.data()}}}).ok());
         EXPECT_EQ(a, out) << what;
+      }
+    }
+  }
+}
+
+// Short dense rows go in pairs, whose exp is chosen for both rows at once (on avx2 the pair takes
+// exp_minus_nearby_f32 only when both rows' ranges allow it, else both rows go one at a time):
+// every row, whatever its neighbour, gets the bits it gets as a problem of its own. Rows whose
+// range allows that exp alternate with rows spanning more than 86 and rows beyond +-100, at
+// lengths around the vector widths, and an odd row count leaves a last row alone.
+TEST(Softmax, ShortRowsGetTheBitsTheyGetAlone) {
+  const std::vector<std::vector<double>> kinds = {{-3, 4}, {-150, 10}, {-2, 1}, {-5, 5},
+                                                  {150, 160}, {-1, 0.5}, {-4, 4}};
+  const dim_t rows = static_cast<dim_t>(kinds.size());
+  for (dim_t len : {1, 5, 8, 16, 37, 128, 200}) {
+    const memory_desc md = plain({rows, len}, data_type::f32);
+    const memory_desc row_md = plain({1, len}, data_type::f32);
+    std::vector<float> values(static_cast<size_t>(rows * len));
+    for (dim_t r = 0; r < rows; ++r) {
+      const double lo = kinds[r][0], hi = kinds[r][1];
+      for (dim_t i = 0; i < len; ++i) {
+        const double t = 0.5 + 0.5 * std::sin(0.7 * static_cast<double>(i * rows + r));
+        values[r * len + i] = static_cast<float>(len == 1 ? hi : lo + (hi - lo) * t);
+      }
+      if (len > 2) values[r * len + 1] = static_cast<float>(lo), values[r * len] = static_cast<float>(hi);
+    }
+    for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::logsoftmax}) {
+      for (const std::string& filter : softmax_test::kernel_filters()) {
+        auto fwd = softmax_forward::create(alg, md, md, 1, {}, {filter});
+        auto one = softmax_forward::create(alg, row_md, row_md, 1, {}, {filter});
+        if (!fwd.ok() || !one.ok()) continue;
+        std::vector<float> dst(values.size());
+        ASSERT_TRUE(fwd->execute({{arg::src, {md, values.data()}}, {arg::dst, {md, dst.data()}}})
+                        .ok());
+        for (dim_t r = 0; r < rows; ++r) {
+          std::vector<float> alone(static_cast<size_t>(len));
+          ASSERT_TRUE(one->execute({{arg::src, {row_md, values.data() + r * len}},
+                                    {arg::dst, {row_md, alone.data()}}})
+                          .ok());
+          for (dim_t i = 0; i < len; ++i) {
+            ASSERT_EQ(std::bit_cast<uint32_t>(dst[r * len + i]), std::bit_cast<uint32_t>(alone[i]))
+                << fwd->impl_name() << " len " << len << " row " << r << " element " << i << ": "
+                << dst[r * len + i] << " against " << alone[i] << " alone";
+          }
+        }
       }
     }
   }

@@ -241,23 +241,25 @@ row_range last_sweep(D* q, dim_t n, const S* ahead, Y&& y) {
           kWithMin ? -simd::reduce_max<A>(-xsimd::min(b0, b1)) : inf};
 }
 
-// Rows shorter than this keep exp_diff and do not look for their min, except on avx2
-// (finds_row_min): the min's sweep and reduction cost more there than Fast2Sum saves (8192x128:
-// 355 -> 399 us hot with them). Also
+// Rows shorter than this go in pairs (forward_row_pair). On avx512bw they keep exp_diff and do
+// not look for their min: the min's sweep and reduction cost more there than Fast2Sum saves
+// (8192x128: 355 -> 399 us hot with them). Also
 // with exp_minus_f32 (2026-11-23, 1 thread hot, medians of 12 interleaved): one row at a time
 // with it, 8192x128 softmax 364 -> 338 us but logsoftmax 446 -> 459, against the pairs below
 // without it; the pairs choosing it per row (the min found in the look-ahead sweep, nine
 // instantiations of the exp loop) 348 -> 419 and 455 -> 520.
 constexpr dim_t kMinRangeRow = 512;
 
-// The maxima of a pair of rows, found by the previous pair's last sweep (known) or not yet.
-struct pair_maxima {
+// The ranges of a pair of rows, found by the previous pair's last sweep (known) or not yet. The
+// minima only where forward_row_pair finds them (avx2).
+struct pair_ranges {
   bool known = false;
   float max[2] = {0.f, 0.f};
+  float min[2] = {0.f, 0.f};
 };
 
 // Two short rows at once (f32 softmax and logsoftmax, single-run rows shorter than
-// kMinRangeRow; not on avx2, see finds_row_min). A row's steps are one chain of dependencies
+// kMinRangeRow). A row's steps are one chain of dependencies
 // (max, its reduction across lanes, the exps, the f64 sum and its reduction, the division, the
 // scaling), and a 128-element row has too little work between them for the out-of-order window
 // to overlap the next row's chain: 8192x128 took 45 ns per row against 27 ns per 128 elements of 1024x1000. Two rows' chains run
@@ -266,11 +268,18 @@ struct pair_maxima {
 // Rows row and row + 1; `given`: their maxima if known. With look_ahead (rows row + 2 and
 // row + 3 exist), the last sweep also finds those rows' maxima and returns them (as
 // last_sweep does for one row).
+// On avx2 the pair finds its rows' minima too and takes exp_minus_nearby_f32 for both rows, as
+// forward_dense_rows does for one row (same operations in the same order, so the same bits);
+// where either row's range does not allow it, the pair declines after its first sweep (`paired`
+// false, nothing written) and the caller runs both rows one at a time, so every row gets the
+// exp it would get alone. One row at a time, 8192x128 spent about half its time on the chain
+// between rows.
 template <class A>
-pair_maxima forward_row_pair(const kernel_args& k, dim_t row, pair_maxima given,
-                             bool look_ahead) {
+pair_ranges forward_row_pair(const kernel_args& k, dim_t row, pair_ranges given,
+                             bool look_ahead, bool& paired) {
   using F = vf<A>;
   constexpr int W = kWidth<A>;
+  constexpr bool kNearby = std::is_same_v<A, xsimd::avx2>;
   const dim_t n = k.dense.len;
   const bool log = k.alg == softmax_alg::logsoftmax;
   const float neg_inf = -std::numeric_limits<float>::infinity();
@@ -284,20 +293,26 @@ pair_maxima forward_row_pair(const kernel_args& k, dim_t row, pair_maxima given,
     if (look_ahead) ahead[r] = static_cast<const float*>(k.in0) + k.rows.offset_of(row + 2 + r);
   }
 
-  // Row maxima (exact in any order) of the rows at p[0] and p[1], two accumulators each;
-  // between(i, lanes) runs before each step.
+  // Row maxima (exact in any order) of the rows at p[0] and p[1], two accumulators each, and
+  // minima where kNearby; between(i, lanes) runs before each step.
   // The lambdas here are forced inline: 8192x128 softmax, 1 thread, hot, medians of 12-15
   // interleaved, 344 -> 300 us in three runs; logsoftmax 448 -> 416 in one, 443 -> 440 in
   // another (written as before, with the attribute on its three lambdas only, nothing moved).
   auto maxima = [&](const float* const* p, auto&& between) __attribute__((always_inline)) {
     F mx[2][2] = {{F(neg_inf), F(neg_inf)}, {F(neg_inf), F(neg_inf)}};
+    F mn[2][2] = {{F(-neg_inf), F(-neg_inf)}, {F(-neg_inf), F(-neg_inf)}};
     dim_t i = 0;
     for (; i + 2 * W <= n; i += 2 * W) {
       between(i, W);
       between(i + W, W);
       for (int r = 0; r < 2; ++r) {
-        mx[r][0] = xsimd::max(simd::load_f32<A>(p[r] + i), mx[r][0]);
-        mx[r][1] = xsimd::max(simd::load_f32<A>(p[r] + i + W), mx[r][1]);
+        const F x0 = simd::load_f32<A>(p[r] + i), x1 = simd::load_f32<A>(p[r] + i + W);
+        mx[r][0] = xsimd::max(x0, mx[r][0]);
+        mx[r][1] = xsimd::max(x1, mx[r][1]);
+        if constexpr (kNearby) {
+          mn[r][0] = xsimd::min(x0, mn[r][0]);
+          mn[r][1] = xsimd::min(x1, mn[r][1]);
+        }
       }
     }
     for (; i < n; i += W) {
@@ -307,11 +322,19 @@ pair_maxima forward_row_pair(const kernel_args& k, dim_t row, pair_maxima given,
         const F x =
             rest == W ? simd::load_f32<A>(p[r] + i) : load_partial<A>(p[r] + i, rest, neg_inf);
         mx[r][0] = xsimd::max(x, mx[r][0]);
+        if constexpr (kNearby) {
+          const F y =
+              rest == W ? x : load_partial<A>(p[r] + i, rest, -neg_inf);
+          mn[r][0] = xsimd::min(y, mn[r][0]);
+        }
       }
     }
-    pair_maxima out;
+    pair_ranges out;
     out.known = true;
-    for (int r = 0; r < 2; ++r) out.max[r] = simd::reduce_max<A>(xsimd::max(mx[r][0], mx[r][1]));
+    for (int r = 0; r < 2; ++r) {
+      out.max[r] = simd::reduce_max<A>(xsimd::max(mx[r][0], mx[r][1]));
+      if constexpr (kNearby) out.min[r] = -simd::reduce_max<A>(-xsimd::min(mn[r][0], mn[r][1]));
+    }
     return out;
   };
 
@@ -321,11 +344,23 @@ pair_maxima forward_row_pair(const kernel_args& k, dim_t row, pair_maxima given,
   for (int r = 0; r < 2; ++r) m[r] = F(given.max[r]);
 
   // Pass 2: sum of exp(x - max), as forward_dense_rows sums it; softmax keeps the exps in dst.
+  // exp_of(r, x): row r's exp(x - max), or exp(x - s) (nearby).
+  std::optional<simd::exp_minus_nearby_f32<A>> nearby[2];
+  if constexpr (kNearby) {
+    for (int r = 0; r < 2; ++r) {
+      nearby[r] = simd::exp_minus_nearby_f32<A>::make(given.max[r], given.min[r]);
+      if (!nearby[r]) {
+        paired = false;
+        return {};
+      }
+    }
+  }
+  paired = true;
   split_sum<A> sums[2];
-  auto full_step = [&](int r, dim_t i) __attribute__((always_inline)) {
+  auto full_step = [&](auto&& exp_of, int r, dim_t i) __attribute__((always_inline)) {
     F x[4], e[4];
     for (int j = 0; j < 4; ++j) x[j] = simd::load_f32<A>(src[r] + i + j * W);
-    for (int j = 0; j < 4; ++j) e[j] = exp_diff<A>(x[j], m[r]);
+    for (int j = 0; j < 4; ++j) e[j] = exp_of(r, x[j]);
     if (log) {
       sums[r].add4(x, m[r], e);
     } else {
@@ -333,9 +368,9 @@ pair_maxima forward_row_pair(const kernel_args& k, dim_t row, pair_maxima given,
       for (int j = 0; j < 4; ++j) simd::store_f32(dst[r] + i + j * W, e[j]);
     }
   };
-  auto step = [&](int r, dim_t i, int rest) __attribute__((always_inline)) {
+  auto step = [&](auto&& exp_of, int r, dim_t i, int rest) __attribute__((always_inline)) {
     F x = rest == W ? simd::load_f32<A>(src[r] + i) : load_partial<A>(src[r] + i, rest, neg_inf);
-    F e = exp_diff<A>(x, m[r]);
+    F e = exp_of(r, x);
     if (rest != W) {
       const auto inside = lane_index<A>() < F(static_cast<float>(rest));
       e = ::tessera::simd::select(inside, e, F(0.f));
@@ -349,21 +384,44 @@ pair_maxima forward_row_pair(const kernel_args& k, dim_t row, pair_maxima given,
       else simd::store_f32(dst[r] + i, e, rest);
     }
   };
-  dim_t i = 0;
-  for (; i + 4 * W <= n; i += 4 * W) {
-    full_step(0, i);
-    full_step(1, i);
-  }
-  for (; i < n; i += W) {
-    const int rest = static_cast<int>(std::min<dim_t>(W, n - i));
-    step(0, i, rest);
-    step(1, i, rest);
+  // Pass 2 is compute-bound: it fetches the lines the last sweep will wait on meanwhile, the
+  // next pair's src (read there for its maxima) and, for logsoftmax (whose pass 2 writes
+  // nothing), the pair's dst.
+  auto fetch = [&](dim_t i) __attribute__((always_inline)) {
+    for (int r = 0; r < 2; ++r) {
+      for (int b = 0; b < 4 * W * int{sizeof(float)}; b += 64) {
+        if (look_ahead) __builtin_prefetch(reinterpret_cast<const char*>(ahead[r] + i) + b, 0, 3);
+        if (log) __builtin_prefetch(reinterpret_cast<const char*>(dst[r] + i) + b, 1, 3);
+      }
+    }
+  };
+  auto sum_exps = [&](auto&& exp_of) __attribute__((always_inline)) {
+    dim_t i = 0;
+    for (; i + 4 * W <= n; i += 4 * W) {
+      fetch(i);
+      full_step(exp_of, 0, i);
+      full_step(exp_of, 1, i);
+    }
+    for (; i < n; i += W) {
+      const int rest = static_cast<int>(std::min<dim_t>(W, n - i));
+      step(exp_of, 0, i, rest);
+      step(exp_of, 1, i, rest);
+    }
+  };
+  if constexpr (kNearby) {
+    sum_exps([&](int r, F x) __attribute__((always_inline)) { return (*nearby[r])(x); });
+  } else {
+    sum_exps([&](int r, F x) __attribute__((always_inline)) { return exp_diff<A>(x, m[r]); });
   }
 
   // Pass 3: normalise.
   F scale[2];
   for (int r = 0; r < 2; ++r) {
-    const row_total total = reduce<A>(sums[r]);
+    row_total total = reduce<A>(sums[r]);
+    // softmax's exps and sum share the factor exp(max - s); logsoftmax's sum needs it.
+    if constexpr (kNearby) {
+      if (log) total.rest *= nearby[r]->to_c();
+    }
     scale[r] = log ? F(static_cast<float>(total.log_sum()))
                    : F(static_cast<float>(1.0 / total.sum()));
   }
@@ -379,11 +437,12 @@ pair_maxima forward_row_pair(const kernel_args& k, dim_t row, pair_maxima given,
     }
   };
   if (look_ahead) return maxima(ahead, store);
-  for (i = 0; i < n; i += W) store(i, static_cast<int>(std::min<dim_t>(W, n - i)));
+  for (dim_t i = 0; i < n; i += W) store(i, static_cast<int>(std::min<dim_t>(W, n - i)));
   return {};
 }
 
-template <class A, class S, class D, bool kWithMin>
+// kPairs: short rows go in pairs (forward_row_pair); false for the rows of a pair that declined.
+template <class A, class S, class D, bool kWithMin, bool kPairs = true>
 void forward_dense_rows(const kernel_args& k, dim_t begin, dim_t end) {
   using F = vf<A>;
   constexpr int W = kWidth<A>;
@@ -398,11 +457,14 @@ void forward_dense_rows(const kernel_args& k, dim_t begin, dim_t end) {
       for (; begin + 4 <= end; begin += 4) forward_four_rows<A, S, D>(k, begin, begin + 8 <= end);
     }
   }
-  if constexpr (std::is_same_v<S, float> && std::is_same_v<D, float> && !kWithMin) {
+  if constexpr (kPairs && std::is_same_v<S, float> && std::is_same_v<D, float> &&
+                (!kWithMin || std::is_same_v<A, xsimd::avx2>)) {
     if ((k.alg == softmax_alg::softmax || log) && g.chunk >= g.len && g.len < kMinRangeRow) {
-      pair_maxima known;
+      pair_ranges known;
       for (; begin + 2 <= end; begin += 2) {
-        known = forward_row_pair<A>(k, begin, known, begin + 4 <= end);
+        bool paired = true;
+        known = forward_row_pair<A>(k, begin, known, begin + 4 <= end, paired);
+        if (!paired) forward_dense_rows<A, S, D, kWithMin, false>(k, begin, begin + 2);
       }
     }
   }
@@ -646,10 +708,10 @@ void forward_dense_rows(const kernel_args& k, dim_t begin, dim_t end) {
 }
 
 // Whether rows of k find their min as well as their max (to choose their exp). On avx2, rows of
-// every length do: their min lets them take exp_minus_nearby_f32, which saves more than the pairs
-// of short rows (forward_row_pair, which do not look for it) do there: 8192x128, 1 thread,
-// medians of 9-12, softmax hot 875 -> 730 us, cold 1120 -> 880; logsoftmax hot 1115 -> 985,
-// cold 1450 -> 1236.
+// every length do: their min lets them take exp_minus_nearby_f32. One row at a time with it saved
+// more than the pairs of short rows without it (8192x128, 1 thread, medians of 9-12, softmax hot
+// 875 -> 730 us, cold 1120 -> 880; logsoftmax hot 1115 -> 985, cold 1450 -> 1236); since
+// 2026-11-25 the pairs find it too (forward_row_pair) and short rows go in pairs again.
 template <class A>
 bool finds_row_min(const kernel_args& k) {
   return k.dense.len >= kMinRangeRow || std::is_same_v<A, xsimd::avx2>;
