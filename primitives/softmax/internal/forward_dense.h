@@ -265,8 +265,8 @@ struct pair_ranges {
 // to overlap the next row's chain: 8192x128 took 45 ns per row against 27 ns per 128 elements of 1024x1000. Two rows' chains run
 // side by side here. Each row gets exactly forward_dense_rows's operations in its order (the
 // same grouping of the sum), so the results are the same bits.
-// Rows row and row + 1; `given`: their maxima if known. With look_ahead (rows row + 2 and
-// row + 3 exist), the last sweep also finds those rows' maxima and returns them (as
+// Rows row and row + 1; `given`: their ranges if known. With look_ahead (rows row + 2 and
+// row + 3 exist), the last sweep also finds those rows' ranges and returns them (as
 // last_sweep does for one row).
 // On avx2 the pair finds its rows' minima too and takes exp_minus_nearby_f32 for both rows, as
 // forward_dense_rows does for one row (same operations in the same order, so the same bits);
@@ -323,8 +323,7 @@ pair_ranges forward_row_pair(const kernel_args& k, dim_t row, pair_ranges given,
             rest == W ? simd::load_f32<A>(p[r] + i) : load_partial<A>(p[r] + i, rest, neg_inf);
         mx[r][0] = xsimd::max(x, mx[r][0]);
         if constexpr (kNearby) {
-          const F y =
-              rest == W ? x : load_partial<A>(p[r] + i, rest, -neg_inf);
+          const F y = rest == W ? x : load_partial<A>(p[r] + i, rest, -neg_inf);
           mn[r][0] = xsimd::min(y, mn[r][0]);
         }
       }
