@@ -2,6 +2,7 @@
 // verbose lines, and bad input (clear Status, nothing written).
 #include "tessera/primitives/softmax/softmax.h"
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstdint>
@@ -113,6 +114,53 @@ TEST(Softmax, InPlaceEqualsOutOfPlace) {
       auto bwd = softmax_backward::create(softmax_alg::softmax, md, md, md, axis, {}, {filter});
       if (!bwd.ok()) continue;
       expect_backward_in_place_equals_out_of_place(*bwd, md, out, 1, "axis " + std::to_string(axis));
+    }
+  }
+}
+
+// The dense backward puts diff_src's vectors on whole cache lines by a head of up to one vector
+// less one element, so where its rows are split depends on diff_src's address. Each element's
+// result must not: diff_src at every 4-byte offset within a line (rows of 1000, 32 bytes off a
+// line every other row, and of 37, 7 and 16) gives the bits of diff_src on a line, softmax and
+// logsoftmax, with the elements around the tensor untouched.
+TEST(Softmax, BackwardDiffSrcPlacementDoesNotChangeTheBits) {
+  for (const std::string& filter : softmax_test::kernel_filters()) {
+    for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::logsoftmax}) {
+      for (dim_t len : {1000, 37, 7, 16}) {
+        const memory_desc md = plain({5, len}, data_type::f32);
+        auto fwd = softmax_forward::create(alg, md, md, 1, {}, {filter});
+        auto bwd = softmax_backward::create(alg, md, md, md, 1, {}, {filter});
+        ASSERT_TRUE(fwd.ok() && bwd.ok());
+        auto src = buffer(md);
+        testing::write_logical(md, src.data(), iota_values(md.nelems(), 7));
+        auto y = buffer(md);
+        ASSERT_TRUE(fwd->execute({{arg::src, {md, src.data()}}, {arg::dst, {md, y.data()}}}).ok());
+        auto dy = buffer(md);
+        testing::write_logical(md, dy.data(), iota_values(md.nelems(), 0.3));
+        const size_t bytes = md.size_bytes();
+        // One cache line of guard on either side of every placement.
+        std::vector<uint8_t> storage(bytes + 4 * 64, 0x5a);
+        const uintptr_t base = reinterpret_cast<uintptr_t>(storage.data());
+        uint8_t* lined = storage.data() + (64 - base % 64) % 64 + 64;
+        std::vector<uint8_t> expected;
+        for (int offset = 0; offset < 64; offset += 4) {
+          std::fill(storage.begin(), storage.end(), uint8_t{0x5a});
+          uint8_t* dx = lined + offset;
+          ASSERT_TRUE(bwd->execute({{arg::dst, {md, y.data()}},
+                                    {arg::diff_dst, {md, dy.data()}},
+                                    {arg::diff_src, {md, dx}}})
+                          .ok());
+          std::vector<uint8_t> got(dx, dx + bytes);
+          if (offset == 0) expected = got;
+          EXPECT_EQ(got, expected) << bwd->impl_name() << " len " << len << " offset " << offset;
+          const auto untouched = [](const uint8_t* b, const uint8_t* e) {
+            return std::all_of(b, e, [](uint8_t v) { return v == 0x5a; });
+          };
+          EXPECT_TRUE(untouched(storage.data(), dx) &&
+                      untouched(dx + bytes, storage.data() + storage.size()))
+              << bwd->impl_name() << " len " << len << " offset " << offset;
+        }
+      }
     }
   }
 }

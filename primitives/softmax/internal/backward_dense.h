@@ -18,14 +18,24 @@ namespace {
 // ---- backward, axis dense ----------------------------------------------------------------------
 
 // dx = step(dy, y) over a dense row: whole vectors two per step, then the tail.
-// next_y / next_dy: the next row's, fetched into L1 meanwhile (nullptr: none).
+// next_y / next_dy / next_dx: the next row's, fetched into L1 meanwhile (nullptr: none); dx's
+// lines for writing, so that its stores do not wait for them (nhwc 32x1000x7x7, see
+// docs/performance.md). A head of up to W - 1 elements first puts dx's vectors on whole lines
+// (aligning_head). Each element's result is the same wherever the row is split.
 template <class A, class Dst, class DiffDst, class DiffSrc, class Step>
 void map_row(const dense_geometry& g, const Dst* y, const DiffDst* dy, DiffSrc* dx, Step step,
-             const Dst* next_y = nullptr, const DiffDst* next_dy = nullptr) {
+             const Dst* next_y = nullptr, const DiffDst* next_dy = nullptr,
+             DiffSrc* next_dx = nullptr) {
   using F = vf<A>;
   constexpr int W = kWidth<A>;
+  // One partial step of `rest` (< W) elements at i.
+  auto partial_step = [&](dim_t i, int rest) {
+    const F r = step(load_partial<A>(dy + i, rest, 0.f), load_partial<A>(y + i, rest, 0.f));
+    simd::store_f32(dx + i, r, rest);
+  };
   for_each_run(g, [&](dim_t off, dim_t n) {
-    dim_t i = 0;
+    dim_t i = aligning_head<A>(dx + off, n);
+    if (i > 0) partial_step(off, static_cast<int>(i));
     for (; i + 2 * W <= n; i += 2 * W) {
       if (next_y != nullptr) {
         for (int b = 0; b < 2 * W * int{sizeof(Dst)}; b += 64) {
@@ -34,22 +44,20 @@ void map_row(const dense_geometry& g, const Dst* y, const DiffDst* dy, DiffSrc* 
         for (int b = 0; b < 2 * W * int{sizeof(DiffDst)}; b += 64) {
           __builtin_prefetch(reinterpret_cast<const char*>(next_dy + off + i) + b, 0, 3);
         }
+        for (int b = 0; b < 2 * W * int{sizeof(DiffSrc)}; b += 64) {
+          __builtin_prefetch(reinterpret_cast<char*>(next_dx + off + i) + b, 1, 3);
+        }
       }
       const F r0 = step(simd::load_f32<A>(dy + off + i), simd::load_f32<A>(y + off + i));
       const F r1 = step(simd::load_f32<A>(dy + off + i + W), simd::load_f32<A>(y + off + i + W));
       simd::store_f32(dx + off + i, r0);
       simd::store_f32(dx + off + i + W, r1);
     }
-    for (; i < n; i += W) {
-      const int rest = static_cast<int>(std::min<dim_t>(W, n - i));
-      const F d = rest == W ? simd::load_f32<A>(dy + off + i)
-                            : load_partial<A>(dy + off + i, rest, 0.f);
-      const F v = rest == W ? simd::load_f32<A>(y + off + i)
-                            : load_partial<A>(y + off + i, rest, 0.f);
-      const F r = step(d, v);
-      if (rest == W) simd::store_f32(dx + off + i, r);
-      else simd::store_f32(dx + off + i, r, rest);
+    for (; i + W <= n; i += W) {
+      simd::store_f32(dx + off + i,
+                      step(simd::load_f32<A>(dy + off + i), simd::load_f32<A>(y + off + i)));
     }
+    if (i < n) partial_step(off + i, static_cast<int>(n - i));
   });
 }
 
@@ -68,6 +76,8 @@ void backward_rows(const kernel_args& k, dim_t begin, dim_t end) {
 
     // Pass 1: sum(dy * y) (softmax) or sum(dy) (logsoftmax): four vectors summed pairwise in f32
     // (products rounded once, two additions), widened to f64 once per four.
+    // No aligning head here (pass 2 has one): the sums' grouping, and so the result's bits,
+    // would then depend on where dx sits, and in-place and out-of-place runs must agree.
     wide_sum<A> k0;
     for_each_run(g, [&](dim_t off, dim_t n) {
       dim_t i = 0;
@@ -99,10 +109,12 @@ void backward_rows(const kernel_args& k, dim_t begin, dim_t end) {
     // Pass 2 fetches the next row (as forward_dense's pass 2 does) when rows are 2-16 KB.
     const Dst* next_y = nullptr;
     const DiffDst* next_dy = nullptr;
+    DiffSrc* next_dx = nullptr;
     if (row + 1 < end && worth_prefetching_rows(g, sizeof(Dst))) {
       const dim_t next = k.rows.offset_of(row + 1);
       next_y = static_cast<const Dst*>(k.in0) + next;
       next_dy = static_cast<const DiffDst*>(k.in1) + next;
+      next_dx = static_cast<DiffSrc*>(k.out) + next;
     }
 
     // Pass 2. softmax in f32: within ~2 eps of the operand size (the test's bound is 4): the sum
@@ -117,10 +129,10 @@ void backward_rows(const kernel_args& k, dim_t begin, dim_t end) {
         widen<A>(d, dlo, dhi);
         widen<A>(v, vlo, vhi);
         return narrow<A>(dlo - exp_times_sum(vlo), dhi - exp_times_sum(vhi));
-      }, next_y, next_dy);
+      }, next_y, next_dy, next_dx);
     } else {
       const F sum(static_cast<float>(total));
-      map_row<A>(g, y, dy, dx, [&](F d, F v) { return v * (d - sum); }, next_y, next_dy);
+      map_row<A>(g, y, dy, dx, [&](F d, F v) { return v * (d - sum); }, next_y, next_dy, next_dx);
     }
   }
 }
