@@ -307,7 +307,8 @@ void check_large(const std::vector<reorder_case>& cases) {
 TEST(ReorderKernels, LargeDestinationsWithStreamingStoresMatchReference) {
   // 2048 x 1040 f32 (8.1 MiB of dst): the transpose writes around the cache from this size on.
   // 1 x 1 x 256 x 520 into nChw16c (8.1 MiB of dst, 15/16 of it padding): one-element blocks
-  // written whole, padding included (dst 16 bytes off a line: four 16-byte stores per row).
+  // written whole, padding included (dst 16 bytes off a line: four 16-byte stores per row on
+  // avx2, one unaligned 64-byte store on avx512bw).
   // f32 -> bf16 (src on lines, plain stores) and f32 with the sum post-op (its dst lines are
   // cached by the read of the old values) are the large non-streamed contiguous runs.
   primitive_attr sum;
@@ -322,7 +323,8 @@ TEST(ReorderKernels, LargeDestinationsWithStreamingStoresMatchReference) {
 }
 
 TEST(ReorderKernels, LargeStreamedRowsAndWideningRunsMatchReference) {
-  // The one-channel nChw16c case with dst on a cache line (whole rows streamed one by one), and
+  // The one-channel nChw16c case with dst on a cache line (whole rows streamed one by one: four
+  // 16-byte stores on avx2, one 64-byte store on avx512bw), and
   // a contiguous conversion to wider elements with 8+ MiB of dst (u8 -> bf16: dst on lines, two
   // vectors per streamed 64-byte line). A test of its own so that the shards share the work.
   reorder_case one_channel_on_line{md({1, 1, 256, 520}, data_type::f32, "nchw"),
