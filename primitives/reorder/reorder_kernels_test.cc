@@ -465,7 +465,9 @@ TEST(ReorderKernels, TransposesWithSrcOffCacheLinesMatchReference) {
   // first tile (64+ columns after it); short column ranges keep whole tiles. src and dst at
   // several distances from a line (rows a multiple of 64 bytes apart, so that they share it):
   // several strips (ab -> ba 70 x 320, 17 x 1504), one strip of 320 columns (nchw -> nhwc), and
-  // 64 columns (nhwc -> nchw: no head); oihw -> OIhw16i16o, whose strips of 144 grouped
+  // 64 columns (nhwc -> nchw: no head), and 143 rows of 40 (nhwc -> nchw: the AVX-512 tall
+  // strip with its prefetch, two whole tiles and a partial one); oihw -> OIhw16i16o, whose
+  // strips of 144 grouped
   // columns (9 tiles) take their first and last columns as one wrapped tile of whole src lines
   // in full row blocks (its third row block, one row and padding, does not); bit copies, the
   // one-pass conversion and the two-pass one through scratch.
@@ -478,6 +480,7 @@ TEST(ReorderKernels, TransposesWithSrcOffCacheLinesMatchReference) {
             std::tuple{std::vector<dim_t>{17, 1504}, "ab", "ba"},
             std::tuple{std::vector<dim_t>{2, 20, 8, 40}, "nchw", "nhwc"},
             std::tuple{std::vector<dim_t>{1, 64, 5, 7}, "nhwc", "nchw"},
+            std::tuple{std::vector<dim_t>{1, 40, 13, 11}, "nhwc", "nchw"},
             std::tuple{std::vector<dim_t>{33, 32, 3, 3}, "oihw", "OIhw16i16o"}}) {
         for (auto [sdt, ddt] : {std::pair{data_type::f32, data_type::f32},
                                 std::pair{data_type::s32, data_type::s32},
