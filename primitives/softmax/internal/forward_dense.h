@@ -48,11 +48,12 @@ struct vector_walk {
 // softmax_inf_as_zero only (exps kept in dst). Runs of two vectors (nChw16c on avx2) took the
 // one-row loop before, 3.5x the time of the same problem in nhwc (32x1000x7x7, 1 thread, hot).
 //
-// On avx2 and sse4_2, the exp sweep fetches the next four rows' runs when `prefetch_next` (they
-// exist), src into L1 (faster than into L2 here) and dst into L2: the first sweep of a group
-// otherwise waits on its 4 x 63 lines, 3 KB apart, from L3 or memory (the hardware prefetcher
-// does not follow 63 streams), and the exp sweep's stores on read-for-ownership misses. Not on
-// avx512bw, where it has not been measured.
+// The exp sweep fetches the next four rows' runs when `prefetch_next` (they exist), src into L1
+// (faster than into L2 here) and dst into L2: the first sweep of a group otherwise waits on its
+// 4 x 63 lines, 3 KB apart, from L3 or memory (the hardware prefetcher does not follow 63
+// streams), and the exp sweep's stores on read-for-ownership misses. On avx512bw since
+// 2026-11-25 (AMD Zen 4, nChw16c 32x1000x7x7, medians of 9 interleaved: 1 thread cold 1261 ->
+// 1048 us, hot 641 -> 587; 2 threads cold 669 -> 578).
 template <class A, class S, class D>
 void forward_four_rows(const kernel_args& k, dim_t row0, bool prefetch_next) {
   using F = vf<A>;
@@ -68,14 +69,13 @@ void forward_four_rows(const kernel_args& k, dim_t row0, bool prefetch_next) {
     src[j] = static_cast<const S*>(k.in0) + base;
     dst[j] = static_cast<D*>(k.out) + base;
   }
-  constexpr bool kMayPrefetch = !std::is_base_of_v<xsimd::avx512bw, A>;
   const char* next_src[R] = {};
   const char* next_dst[R] = {};
   // A run's first and last byte: a run that is not line-aligned spans two lines (the last row's
   // second line, left out, was 9 % of the time).
   const dim_t run_last = (g.chunk - 1) * dim_t{sizeof(S)};
   const dim_t dst_run_last = (g.chunk - 1) * dim_t{sizeof(D)};
-  if (kMayPrefetch && prefetch_next) {
+  if (prefetch_next) {
     for (int j = 0; j < R; ++j) {
       const dim_t base = k.rows.offset_of(row0 + R + j);
       next_src[j] = reinterpret_cast<const char*>(static_cast<const S*>(k.in0) + base);
@@ -126,7 +126,7 @@ void forward_four_rows(const kernel_args& k, dim_t row0, bool prefetch_next) {
   auto sum_exps = [&](auto&& exp_of) {
     vector_walk<A> walk;
     for (dim_t c = 0; c < full; ++c, walk.next(g)) {
-      if (kMayPrefetch && prefetch_next && walk.in_run == 0) {
+      if (prefetch_next && walk.in_run == 0) {
         const dim_t bytes = walk.off * dim_t{sizeof(S)};
         const dim_t dst_bytes = walk.off * dim_t{sizeof(D)};
         for (int j = 0; j < R; ++j) {
