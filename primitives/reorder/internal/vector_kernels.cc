@@ -1011,22 +1011,6 @@ void transpose_tiles_avx2(const T* src, int64_t src_ld, T* dst, const ColumnsAt&
 #endif
 }
 
-// Moves a tile block by block: 32-bit elements through registers (kRegisterTile; on AVX-512 the
-// edges too, with masked loads and stores), the rest element by element within 16x16 blocks.
-// A partial block's padding rows are written with its data (pad_rows > rows), in the same tile
-// pass: zero lanes of the register tile, or zeros after the element loop.
-// Row blocks outermost, so that each src row is read once and the dst rows advance together;
-// except when src's rows are a page or more apart and there are several bands of rows
-// (transpose_tiles_banded). The hardware prefetcher follows none of 16 rows 16 KB apart (ab -> ba
-// 4096), so the loads waited on DRAM. ab -> ba 4096 cold, medians of 10 interleaved: 1 thread
-// 8141 -> 5260 us, 2 threads 4055 -> 2820 (memcpy 3.5 ms / 1.9 ms). In one run of trial
-// builds: banded with the prefetch 5.4 ms, banded without it 6.2, row blocks outermost with the
-// prefetch 10.7 (256 dst rows advancing at once).
-// Not inlined: each column mapping gets a function of its own (inlined together into
-// transpose(), the plain tiles ran 5-10 % slower in A/B runs of nhwc -> nchw).
-// head (< kTile): the first row block's height, so that the later ones start on a cache line.
-// col_head (< kTile): the first column block's width, so that the later ones start on src's
-// cache lines.
 // transpose_tiles for a tall, narrow strip of 32-bit elements on AVX-512 (nhwc -> nchw: 3136
 // rows of 64 columns): each tile prefetches (to L1) the next row block's src lines of its
 // columns, one per row, as AVX2's row blocks do. A block's 16 src rows are read one line each
@@ -1057,6 +1041,22 @@ template <class Arch, class T, class ColumnsAt>
   }
 }
 
+// Moves a tile block by block: 32-bit elements through registers (kRegisterTile; on AVX-512 the
+// edges too, with masked loads and stores), the rest element by element within 16x16 blocks.
+// A partial block's padding rows are written with its data (pad_rows > rows), in the same tile
+// pass: zero lanes of the register tile, or zeros after the element loop.
+// Row blocks outermost, so that each src row is read once and the dst rows advance together;
+// except when src's rows are a page or more apart and there are several bands of rows
+// (transpose_tiles_banded). The hardware prefetcher follows none of 16 rows 16 KB apart (ab -> ba
+// 4096), so the loads waited on DRAM. ab -> ba 4096 cold, medians of 10 interleaved: 1 thread
+// 8141 -> 5260 us, 2 threads 4055 -> 2820 (memcpy 3.5 ms / 1.9 ms). In one run of trial
+// builds: banded with the prefetch 5.4 ms, banded without it 6.2, row blocks outermost with the
+// prefetch 10.7 (256 dst rows advancing at once).
+// Not inlined: each column mapping gets a function of its own (inlined together into
+// transpose(), the plain tiles ran 5-10 % slower in A/B runs of nhwc -> nchw).
+// head (< kTile): the first row block's height, so that the later ones start on a cache line.
+// col_head (< kTile): the first column block's width, so that the later ones start on src's
+// cache lines.
 template <class Arch, class T, class ColumnsAt>
 [[gnu::noinline]] void transpose_tiles(const T* src, int64_t src_ld, T* dst,
                                        const ColumnsAt& columns_at, int64_t rows, int64_t cols,
