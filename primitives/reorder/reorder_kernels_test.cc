@@ -467,9 +467,9 @@ TEST(ReorderKernels, TransposesWithSrcOffCacheLinesMatchReference) {
   // several strips (ab -> ba 70 x 320, 17 x 1504), one strip of 320 columns (nchw -> nhwc), and
   // 64 columns (nhwc -> nchw: no head), and 143 rows of 40 (nhwc -> nchw: the AVX-512 tall
   // strip with its prefetch, two whole tiles and a partial one); oihw -> OIhw16i16o, whose
-  // strips of 144 grouped columns (9 tiles) take their first and last columns as one wrapped
-  // tile of whole src lines in full row blocks (its third row block, one row and padding, does
-  // not); bit copies, the one-pass conversion and the two-pass one through scratch.
+  // strips of 16 rows x 144 grouped columns go through a local block (grouped_strip: split
+  // loads when src is off a line) and whose third strip (one row and padding) takes the tiles;
+  // bit copies, the one-pass conversion and the two-pass one through scratch.
   std::vector<reorder_case> cases;
   uint64_t seed = 900;
   for (int src_misalign : {0, 4, 16, 52}) {

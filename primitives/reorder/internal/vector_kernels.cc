@@ -1183,24 +1183,33 @@ int64_t aligning_head_avx2(const void* dst, const dst_columns& m, int64_t rows, 
 }
 
 #if defined(__AVX2__)
-// AVX2: a strip of exactly 16 rows of grouped columns (oihw -> OIhw16i16o: 16 o x 144 (i, hw)
-// per (O, I) block), without streaming. Its tiles in src column order wrote the dst rows of 8
+// A strip of exactly 16 rows of grouped columns (oihw -> OIhw16i16o: 16 o x 144 (i, hw) per
+// (O, I) block), without streaming. Its tiles in src column order wrote the dst rows of a tile's
 // columns 1 KB apart each (column (i, hw) goes to hw * 256 + i * 16), 9 interleaved store streams
-// on top of the 16 src rows. Instead the strip is transposed into a local block (its column order,
-// 64-byte rows, in L1) and then copied to dst in dst order, one sequential run of whole rows.
-// Each src row is prefetched (to L2) kGroupedPrefetchBytes ahead, which for oihw runs on into
-// the next strip's columns of the same rows. Returns false (nothing done) for other strips.
-// 1 thread cold, medians of 15 interleaved: 487 -> 316 us (oneDNN 353-355), warm 186 -> 148.
+// on top of the 16 src rows. Instead the strip is transposed into a local block (its column
+// order, 64-byte rows, in L1) and then copied to dst in dst order, one sequential run of whole
+// rows. Each src row is prefetched (to L2) kGroupedPrefetchBytes ahead, which for oihw runs on
+// into the next strip's columns of the same rows. When the strip's dst rows are back to back
+// (oihw's 9 KB), each tile also prefetches its share of them to L2, so that the copy's stores
+// find their lines there instead of each waiting for its read for ownership.
+// Returns false (nothing done) for other strips.
+// AVX2 on Zen 3, 1 thread cold, medians of 15 interleaved: 487 -> 316 us (oneDNN 353-355), warm
+// 186 -> 148. AVX-512 on Zen 4, medians of 9 interleaved, against its register tiles: 1 thread
+// cold 380 -> 282 us (oneDNN 313), warm 108 -> 96 (oneDNN 104); without the dst prefetch cold
+// was 311-344 (docs/reorder.md).
 constexpr int64_t kGroupedBlockCols = 256, kGroupedPrefetchBytes = 256;
 template <class Arch>
-bool grouped_strip_avx2(const float* src, int64_t src_ld, float* dst, const dst_columns& m,
-                        int64_t rows, int64_t cols, int64_t pad_rows, bool stream) {
+bool grouped_strip(const float* src, int64_t src_ld, float* dst, const dst_columns& m,
+                   int64_t rows, int64_t cols, int64_t pad_rows, bool stream) {
+  constexpr int kTile = kRegisterTile<Arch>;  // columns per step: 8 (AVX2) or 16 (AVX-512)
   if (stream || rows != 16 || pad_rows != 16 || !(m.group > 0 && m.group < cols) ||
-      cols % m.group != 0 || cols % 8 != 0 || cols > kGroupedBlockCols || m.group_ld > m.ld) {
+      cols % m.group != 0 || cols % kTile != 0 || cols > kGroupedBlockCols || m.group_ld > m.ld) {
     return false;
   }
+  const int64_t groups = cols / m.group;
+  const bool one_dst_run = m.group_ld == 16 && m.ld == groups * m.group_ld;
   alignas(64) float block[kGroupedBlockCols * 16];
-  for (int64_t c0 = 0; c0 < cols; c0 += 8) {
+  for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
     if (c0 % 16 == 0) {  // one prefetch per 64 bytes of each row
       for (int64_t r = 0; r < 16; ++r) {
         // An address only: it may lie past the buffer (prefetches never fault).
@@ -1209,19 +1218,36 @@ bool grouped_strip_avx2(const float* src, int64_t src_ld, float* dst, const dst_
         _mm_prefetch(reinterpret_cast<const char*>(ahead), _MM_HINT_T1);
       }
     }
-    transpose16x8(src + c0, src_ld, block + c0 * 16, plain_tile_columns{0, 16}, false);
+    if (one_dst_run) {
+      for (int i = 0; i < kTile; ++i) {
+        _mm_prefetch(reinterpret_cast<const char*>(dst + (c0 + i) * 16), _MM_HINT_T1);
+      }
+    }
+    if constexpr (kTile == 16) {
+#if defined(__AVX512F__)
+      __m512 t[16];
+      load_transposed(src + c0, src_ld, 16, 16, t);
+      for (int i = 0; i < 16; ++i) _mm512_store_ps(block + (c0 + i) * 16, t[i]);
+#endif
+    } else {
+      transpose16x8(src + c0, src_ld, block + c0 * 16, plain_tile_columns{0, 16}, false);
+    }
   }
   // Column c = g * group + k goes to g * group_ld + k * ld: k outermost is dst order
   // (group_ld <= ld).
-  const int64_t groups = cols / m.group;
-  auto copy = [&](int64_t g, int64_t k) {
-    const float* from = block + (g * m.group + k) * 16;
-    float* to = dst + g * m.group_ld + k * m.ld;
-    _mm256_storeu_ps(to, _mm256_load_ps(from));
-    _mm256_storeu_ps(to + 8, _mm256_load_ps(from + 8));
-  };
   for (int64_t k = 0; k < m.group; ++k) {
-    for (int64_t g = 0; g < groups; ++g) copy(g, k);
+    for (int64_t g = 0; g < groups; ++g) {
+      const float* from = block + (g * m.group + k) * 16;
+      float* to = dst + g * m.group_ld + k * m.ld;
+      if constexpr (kTile == 16) {
+#if defined(__AVX512F__)
+        _mm512_storeu_ps(to, _mm512_load_ps(from));
+#endif
+      } else {
+        _mm256_storeu_ps(to, _mm256_load_ps(from));
+        _mm256_storeu_ps(to + 8, _mm256_load_ps(from + 8));
+      }
+    }
   }
   return true;
 }
@@ -1230,11 +1256,10 @@ bool grouped_strip_avx2(const float* src, int64_t src_ld, float* dst, const dst_
 template <class Arch, class T>
 void transpose(const void* src, int64_t src_ld, void* dst, const dst_columns& dst_cols,
                int64_t rows, int64_t cols, int64_t pad_rows, bool stream) {
-  if constexpr (sizeof(T) == 4 && kRegisterTile<Arch> == 8) {
+  if constexpr (sizeof(T) == 4 && kRegisterTile<Arch> != 0) {
 #if defined(__AVX2__)
-    if (grouped_strip_avx2<Arch>(static_cast<const float*>(src), src_ld,
-                                 static_cast<float*>(dst), dst_cols, rows, cols, pad_rows,
-                                 stream)) {
+    if (grouped_strip<Arch>(static_cast<const float*>(src), src_ld, static_cast<float*>(dst),
+                            dst_cols, rows, cols, pad_rows, stream)) {
       return;
     }
 #endif
