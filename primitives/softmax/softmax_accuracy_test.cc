@@ -201,18 +201,25 @@ TEST(SoftmaxAccuracy, ForwardRandomProblemsEveryKernel) {
 // Backward of `alg` on md (type dt) with every kernel: dst is a real softmax output rounded to dt,
 // diff_dst uniform in [-1, 1]. Bound: 4 eps times the operand size of each element (see the top of
 // the file; f64: 1e-12). Counts the runs of vector kernels in vector_runs.
+// dst_values: dst's logical values instead of a real softmax output (nullptr: the output);
+// diff_dst_values likewise instead of uniform ones.
 void check_backward(const random_problem& p, const memory_desc& md, data_type dt, softmax_alg alg,
-                    std::mt19937& rng, int& vector_runs) {
+                    std::mt19937& rng, int& vector_runs,
+                    const std::vector<double>* dst_values = nullptr,
+                    const std::vector<double>* diff_dst_values = nullptr) {
   // dst: a real softmax output (rounded to dt); diff_dst: uniform in [-1, 1].
   auto src_buf = buffer(md);
   testing::write_logical(md, src_buf.data(), random_values(md.nelems(), data_type::f32, rng));
   auto dst_buf = buffer(md);
   testing::write_logical(md, dst_buf.data(),
-                         testing::softmax_forward_reference(alg, md, src_buf.data(), p.axis));
+                         dst_values != nullptr
+                             ? *dst_values
+                             : testing::softmax_forward_reference(alg, md, src_buf.data(), p.axis));
   auto dd_buf = buffer(md);
   std::vector<double> dd(md.nelems());
   std::uniform_real_distribution<double> u(-1, 1);
   for (auto& x : dd) x = u(rng);
+  if (diff_dst_values != nullptr) dd = *diff_dst_values;
   testing::write_logical(md, dd_buf.data(), dd);
 
   const auto y = testing::read_logical(md, dst_buf.data());
@@ -291,6 +298,33 @@ TEST(SoftmaxAccuracy, BackwardRandomProblemsEveryKernel) {
     check_backward(p, md, dt, alg, rng, vector_runs);
   }
   EXPECT_GT(vector_runs, 20);
+}
+
+// Backward logsoftmax with dst values no logsoftmax gives (positive, below -80, near the edges of
+// that range): the dense kernels compute such lanes in f64, where their f32 exp (for dst in
+// [-80, 0] only) would be wrong. Rows of 37 to 300 elements, so that vectors mix both paths.
+// Then dst in [88, 120] with sum(diff_dst) = 2^-100 (diff_dst 1, -1, 2^-100, zeros): exp(dst)
+// overflows f32 but exp(dst) * sum does not.
+TEST(SoftmaxAccuracy, BackwardLogsoftmaxDstOutsideALogsoftmaxRange) {
+  std::mt19937 rng(123);
+  std::uniform_real_distribution<double> wide(-200, 80), edge(-0.5, 0.5), huge(88, 120);
+  int vector_runs = 0;
+  for (dim_t len : {37, 64, 300}) {
+    const random_problem p{{5, len}, 1, 0};
+    const memory_desc md = plain(p.dims, data_type::f32);
+    std::vector<double> y(static_cast<size_t>(md.nelems()));
+    for (size_t i = 0; i < y.size(); ++i) {
+      y[i] = i % 3 == 0 ? wide(rng) : (i % 3 == 1 ? -80 + edge(rng) : edge(rng) - 1);
+    }
+    check_backward(p, md, data_type::f32, softmax_alg::logsoftmax, rng, vector_runs, &y);
+    for (auto& v : y) v = huge(rng);
+    std::vector<double> dy(y.size(), 0.0);
+    for (size_t row = 0; row < y.size(); row += static_cast<size_t>(len)) {
+      dy[row] = 1, dy[row + 1] = -1, dy[row + 2] = 0x1p-100;
+    }
+    check_backward(p, md, data_type::f32, softmax_alg::logsoftmax, rng, vector_runs, &y, &dy);
+  }
+  EXPECT_GT(vector_runs, 6);
 }
 
 // The strided backward at lane counts around the vector widths (4, 8, 16): whole vectors, a
