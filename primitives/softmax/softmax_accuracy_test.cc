@@ -524,8 +524,8 @@ TEST(SoftmaxAccuracy, RowsAroundTheLookAheadLimitsGiveTheBitsOfSingleRows) {
   constexpr int kRows = 6;
   for (data_type dt : {data_type::f32, data_type::bf16}) {
     const dim_t element = dt == data_type::f32 ? 4 : 2;
-    for (dim_t bytes : {dim_t{16} << 10, (dim_t{16} << 10) + 64, dim_t{128} << 10,
-                        (dim_t{128} << 10) + 64}) {
+    for (dim_t bytes : {(dim_t{1} << 10) - 64, dim_t{1} << 10, dim_t{16} << 10,
+                        (dim_t{16} << 10) + 64, dim_t{128} << 10, (dim_t{128} << 10) + 64}) {
       if (dt == data_type::bf16 && bytes > (dim_t{128} << 10)) continue;  // f32's covers it
       const dim_t len = bytes / element;
       std::vector<std::vector<double>> rows(kRows, std::vector<double>(static_cast<size_t>(len)));

@@ -106,7 +106,7 @@ void backward_rows(const kernel_args& k, dim_t begin, dim_t end) {
     });
     const double total = reduce_sum<A>(k0);
 
-    // Pass 2 fetches the next row (as forward_dense's pass 2 does) when rows are 2-16 KB.
+    // Pass 2 fetches the next row (as forward_dense's pass 2 does) when rows are 1-16 KB.
     const Dst* next_y = nullptr;
     const DiffDst* next_dy = nullptr;
     DiffSrc* next_dx = nullptr;
