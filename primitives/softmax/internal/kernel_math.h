@@ -250,8 +250,8 @@ constexpr dim_t kMaxL2RowBytes = dim_t{128} << 10;
 // next row's first sweep (max and min, bound by its loads) then reads L2 instead of L3 or DRAM.
 // On avx512bw since 2026-11-25 (AMD Zen 4, 64x30522, medians of 9 interleaved: logsoftmax
 // 1 thread cold 1181 -> 1065 us, hot 805 -> 726, 2 threads cold 667 -> 570; softmax 1 thread
-// hot 606 -> 532, cold unchanged). Since the next round the next row's dst is fetched into L2
-// too (forward_dense_rows; AMD Zen 4, 1 thread, medians of 6-9 interleaved: logsoftmax cold
+// hot 606 -> 532, cold unchanged). Since the AVX-512 round 2 the next row's dst is fetched into
+// L2 too (forward_dense_rows; AMD Zen 4, 1 thread, medians of 6-9 interleaved: logsoftmax cold
 // 1225 -> 1050 us, hot 853 -> 671; softmax cold 1074 -> 1016, hot 550 -> 542).
 template <class A>
 bool worth_prefetching_rows_to_l2(const dense_geometry& g, size_t element_bytes) {
