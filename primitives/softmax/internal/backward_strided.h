@@ -21,7 +21,8 @@ namespace {
 // last one ending at the group's last lane): overlapping lanes compute identical values, and
 // the second sweep loads all NV vectors of an axis step before it stores any, so dx may be dy.
 // The arithmetic is the dense backward's, per lane:
-//   sums: four axis steps added pairwise in f32 (products rounded once), widened to f64;
+//   sums: softmax's four axis steps added pairwise in f32 (products rounded once), widened to
+//   f64; logsoftmax's each widened to f64 (exact);
 //   softmax dx = y * (dy - sum), the sum rounded to f32; logsoftmax dx = dy - exp(y) * sum in f64.
 template <class A, class T, bool kLog, int NV, bool kPartial>
 void backward_lane_vectors(const T* y, const T* dy, T* dx, dim_t len, dim_t stride,
@@ -40,7 +41,7 @@ void backward_lane_vectors(const T* y, const T* dy, T* dx, dim_t len, dim_t stri
       F d[4];
       for (int q = 0; q < 4; ++q) d[q] = load(dy + (a + q) * stride, v);
       if constexpr (kLog) {
-        sum[v].add((d[0] + d[1]) + (d[2] + d[3]));
+        for (int q = 0; q < 4; ++q) sum[v].add(d[q]);
       } else {
         F u[4];
         for (int q = 0; q < 4; ++q) u[q] = load(y + (a + q) * stride, v);
