@@ -204,6 +204,32 @@ xsimd::batch<float, Arch> exp_nonpositive_f32(xsimd::batch<float, Arch> x) {
   }
 }
 
+namespace internal {
+#if defined(__AVX512F__)
+// exp_minus_f32's method (below) with its per-range constants per lane.
+inline __m512 exp_minus_table32(__m512 x, __m512 c, __m512 shift, __m512 ln2_hi, __m512 ln2_lo) {
+  // shifted = 1.5 * 2^23 + n: n's low five bits index the table.
+  const __m512 shifted = _mm512_fmadd_ps(x, _mm512_set1_ps(0x1.715476p+5f), shift);
+  const __m512 n32 =
+      _mm512_fmadd_ps(shifted, _mm512_set1_ps(1.f / 32), _mm512_set1_ps(-0x1.8p23f / 32));
+  const __m512 t1 = _mm512_fmadd_ps(n32, ln2_hi, c);  // exact
+  const __m512 r = _mm512_fnmadd_ps(n32, ln2_lo, _mm512_sub_ps(x, t1));
+  const __m512 low = _mm512_setr_ps(0x1p+0f, 0x1.059b0ep+0f, 0x1.0b5586p+0f, 0x1.11301ep+0f,
+                                    0x1.172b84p+0f, 0x1.1d4874p+0f, 0x1.2387a6p+0f, 0x1.29e9ep+0f,
+                                    0x1.306fep+0f, 0x1.371a74p+0f, 0x1.3dea64p+0f, 0x1.44e086p+0f,
+                                    0x1.4bfdaep+0f, 0x1.5342b6p+0f, 0x1.5ab07ep+0f, 0x1.6247ecp+0f);
+  const __m512 high = _mm512_setr_ps(0x1.6a09e6p+0f, 0x1.71f75ep+0f, 0x1.7a1148p+0f, 0x1.82589ap+0f,
+                                     0x1.8ace54p+0f, 0x1.93737cp+0f, 0x1.9c4918p+0f, 0x1.a5503cp+0f,
+                                     0x1.ae89fap+0f, 0x1.b7f77p+0f, 0x1.c199bep+0f, 0x1.cb720ep+0f,
+                                     0x1.d5818ep+0f, 0x1.dfc974p+0f, 0x1.ea4afap+0f, 0x1.f50766p+0f);
+  const __m512 t = _mm512_permutex2var_ps(low, _mm512_castps_si512(shifted), high);
+  __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(0x1.555762p-3f), r, _mm512_set1_ps(0x1.00022p-1f));
+  q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(1.f));
+  return _mm512_scalef_ps(_mm512_fmadd_ps(_mm512_mul_ps(t, r), q, t), n32);
+}
+#endif
+}  // namespace internal
+
 // exp(x - c) for the x of a known range [lo, c], without rounding x - c first: softmax's
 // exp(x - row max), where x - max loses up to 2^6 ulp of the small results to its own rounding
 // unless an error term is carried (exp_nonpositive_f32 of a TwoSum, 14 vector operations and
@@ -272,25 +298,8 @@ class exp_minus_f32 {
   batch operator()(batch x) const {
 #if defined(__AVX512F__)
     if constexpr (std::is_base_of_v<xsimd::avx512bw, Arch>) {
-      // shifted = 1.5 * 2^23 + n: n's low five bits index the table.
-      const __m512 shifted =
-          _mm512_fmadd_ps(x, _mm512_set1_ps(0x1.715476p+5f), _mm512_set1_ps(shift_));
-      const __m512 n32 =
-          _mm512_fmadd_ps(shifted, _mm512_set1_ps(1.f / 32), _mm512_set1_ps(-0x1.8p23f / 32));
-      const __m512 t1 = _mm512_fmadd_ps(n32, _mm512_set1_ps(ln2_hi_), _mm512_set1_ps(c_));  // exact
-      const __m512 r = _mm512_fnmadd_ps(n32, _mm512_set1_ps(ln2_lo_), _mm512_sub_ps(x, t1));
-      const __m512 low = _mm512_setr_ps(0x1p+0f, 0x1.059b0ep+0f, 0x1.0b5586p+0f, 0x1.11301ep+0f,
-                                        0x1.172b84p+0f, 0x1.1d4874p+0f, 0x1.2387a6p+0f, 0x1.29e9ep+0f,
-                                        0x1.306fep+0f, 0x1.371a74p+0f, 0x1.3dea64p+0f, 0x1.44e086p+0f,
-                                        0x1.4bfdaep+0f, 0x1.5342b6p+0f, 0x1.5ab07ep+0f, 0x1.6247ecp+0f);
-      const __m512 high = _mm512_setr_ps(0x1.6a09e6p+0f, 0x1.71f75ep+0f, 0x1.7a1148p+0f, 0x1.82589ap+0f,
-                                         0x1.8ace54p+0f, 0x1.93737cp+0f, 0x1.9c4918p+0f, 0x1.a5503cp+0f,
-                                         0x1.ae89fap+0f, 0x1.b7f77p+0f, 0x1.c199bep+0f, 0x1.cb720ep+0f,
-                                         0x1.d5818ep+0f, 0x1.dfc974p+0f, 0x1.ea4afap+0f, 0x1.f50766p+0f);
-      const __m512 t = _mm512_permutex2var_ps(low, _mm512_castps_si512(shifted), high);
-      __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(0x1.555762p-3f), r, _mm512_set1_ps(0x1.00022p-1f));
-      q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(1.f));
-      return _mm512_scalef_ps(_mm512_fmadd_ps(_mm512_mul_ps(t, r), q, t), n32);
+      return internal::exp_minus_table32(x, _mm512_set1_ps(c_), _mm512_set1_ps(shift_),
+                                         _mm512_set1_ps(ln2_hi_), _mm512_set1_ps(ln2_lo_));
     } else
 #endif
     {
@@ -299,9 +308,62 @@ class exp_minus_f32 {
   }
 
  private:
+  template <class>
+  friend class exp_minus_lanes_f32;
   exp_minus_f32(float c, float shift, float ln2_hi, float ln2_lo)
       : c_(c), shift_(shift), ln2_hi_(ln2_hi), ln2_lo_(ln2_lo) {}
   float c_, shift_, ln2_hi_, ln2_lo_;
+};
+
+// exp_minus_f32 with a range per lane: lane i of a result is exactly what exp_minus_f32 made
+// for [lo_i, c_i] gives for lane i of x. For kernels that vectorise across independent rows
+// (softmax along a strided axis: each lane is a row). avx512bw only.
+//
+//   if (auto e = tessera::simd::exp_minus_lanes_f32<Arch>::make(lane_max, lane_min)) {
+//     y = (*e)(x);   // lane i: exp(x_i - c_i)
+//   }
+//
+// make() declines unless exp_minus_f32::make accepts every lane's range.
+template <class Arch>
+class exp_minus_lanes_f32 {
+ public:
+  using batch = xsimd::batch<float, Arch>;
+  static constexpr int kLanes = static_cast<int>(batch::size);
+
+  static std::optional<exp_minus_lanes_f32> make(batch c, batch lo) {
+    alignas(64) float cs[kLanes], los[kLanes], shifts[kLanes], hi[kLanes], low[kLanes];
+    c.store_aligned(cs);
+    lo.store_aligned(los);
+    for (int i = 0; i < kLanes; ++i) {
+      const auto one = exp_minus_f32<Arch>::make(cs[i], los[i]);
+      if (!one) return std::nullopt;
+      shifts[i] = one->shift_;
+      hi[i] = one->ln2_hi_;
+      low[i] = one->ln2_lo_;
+    }
+    return exp_minus_lanes_f32(c, batch::load_aligned(shifts), batch::load_aligned(hi),
+                               batch::load_aligned(low));
+  }
+
+  // exp_minus_nearby_lanes_f32's factor from its results to exp(x - c): here they are that
+  // already. Lets kernels written for either take both.
+  double to_c(int) const { return 1.0; }
+
+  batch operator()(batch x) const {
+#if defined(__AVX512F__)
+    if constexpr (std::is_base_of_v<xsimd::avx512bw, Arch>) {
+      return internal::exp_minus_table32(x, c_, shift_, ln2_hi_, ln2_lo_);
+    } else
+#endif
+    {
+      return x;  // unreachable: make() gives no object on other archs
+    }
+  }
+
+ private:
+  exp_minus_lanes_f32(batch c, batch shift, batch ln2_hi, batch ln2_lo)
+      : c_(c), shift_(shift), ln2_hi_(ln2_hi), ln2_lo_(ln2_lo) {}
+  batch c_, shift_, ln2_hi_, ln2_lo_;
 };
 
 // exp(x - s) for the x of a known range [lo, c], where s is the multiple of ln2/8 nearest c

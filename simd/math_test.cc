@@ -24,6 +24,7 @@ struct arch_kernels {
   void (*exp)(const float*, float*, int64_t);
   void (*exp_nonpositive)(const float*, float*, int64_t);  // exp_nonpositive_f32
   bool (*exp_minus)(const float*, float*, int64_t, float, float);  // exp_minus_f32
+  bool (*exp_minus_lanes)(const float*, float*, int64_t, const float*, const float*);
   bool (*exp_minus_nearby)(const float*, float*, int64_t, float, float, double*, double*);
   bool (*exp_minus_nearby_lanes)(const float*, float*, int64_t, const float*, const float*,
                                  double*, double*);
@@ -36,7 +37,8 @@ struct arch_kernels {
 template <class Arch>
 arch_kernels kernels_of(const char* name) {
   return {name, &internal::exp_kernel<Arch>, &internal::exp_nonpositive_kernel<Arch>,
-          &internal::exp_minus_kernel<Arch>, &internal::exp_minus_nearby_kernel<Arch>,
+          &internal::exp_minus_kernel<Arch>, &internal::exp_minus_lanes_kernel<Arch>,
+          &internal::exp_minus_nearby_kernel<Arch>,
           &internal::exp_minus_nearby_lanes_kernel<Arch>, &internal::log_kernel<Arch>,
           &internal::max_kernel<Arch>, &internal::sum_kernel<Arch>,
           f32_lanes<Arch>};
@@ -417,6 +419,57 @@ TEST(ExpMinusNearbyLanes, EachLaneIsTheScalarFormOfItsRange) {
       EXPECT_FALSE(k.exp_minus_nearby_lanes(x.data(), y.data(), n, c.data(), lo.data(), s.data(),
                                             to_c.data()))
           << "lane " << bad;
+      EXPECT_EQ(y, std::vector<float>(n, 7.f));
+    }
+  }
+}
+
+// exp_minus_lanes_f32: each lane gives exactly the bits exp_minus_f32 made for that lane's range
+// gives, for lanes of unrelated ranges (scales from 2^-6 to 2^8, as exp_minus_f32's own test);
+// one lane whose range exp_minus_f32 declines makes it decline, writing nothing. Other archs
+// decline.
+TEST(ExpMinusLanes, EachLaneIsTheScalarFormOfItsRange) {
+  std::mt19937 rng(12);
+  for (const arch_kernels& k : every_arch()) {
+    const int w = k.width;
+    for (int trial = 0; trial < 200; ++trial) {
+      std::vector<float> c(w), lo(w);
+      for (int i = 0; i < w; ++i) {
+        // c a multiple of 2^-12 (accepted whenever the range's exponent E is at most 11), lo
+        // below it by up to a random power of two.
+        const float scale = std::ldexp(1.f, std::uniform_int_distribution<int>(-6, 8)(rng));
+        const float c_raw = std::uniform_real_distribution<float>(-scale, scale)(rng);
+        c[i] = std::round(c_raw * 4096.f) / 4096.f;
+        lo[i] = c[i] - std::uniform_real_distribution<float>(0.f, scale)(rng);
+      }
+      const int n = 37 * w + w / 2 + 1;  // 37 vectors and a tail
+      std::vector<float> x(n), y(n, 7.f);
+      for (int j = 0; j < n; ++j) {
+        x[j] = std::uniform_real_distribution<float>(lo[j % w], c[j % w])(rng);
+      }
+      const bool accepted = k.exp_minus_lanes(x.data(), y.data(), n, c.data(), lo.data());
+      if (k.name != "avx512bw") {
+        EXPECT_FALSE(accepted) << k.name;
+        EXPECT_EQ(y, std::vector<float>(n, 7.f)) << k.name;
+        continue;
+      }
+      ASSERT_TRUE(accepted) << "trial " << trial;
+      for (int i = 0; i < w; ++i) {
+        std::vector<float> lane_x, lane_y;
+        for (int j = i; j < n; j += w) lane_x.push_back(x[j]);
+        lane_y.resize(lane_x.size());
+        ASSERT_TRUE(k.exp_minus(lane_x.data(), lane_y.data(), static_cast<int64_t>(lane_x.size()),
+                                c[i], lo[i]));
+        for (size_t t = 0; t < lane_x.size(); ++t) {
+          ASSERT_EQ(std::bit_cast<uint32_t>(y[i + t * w]), std::bit_cast<uint32_t>(lane_y[t]))
+              << "lane " << i << " x=" << lane_x[t] << " range [" << lo[i] << ", " << c[i] << "]";
+        }
+      }
+      // The same ranges with one lane's range beyond exp_minus_f32's (|lo| >= 511.8): declined.
+      const int bad = trial % w;
+      lo[bad] = -600.f;
+      std::fill(y.begin(), y.end(), 7.f);
+      EXPECT_FALSE(k.exp_minus_lanes(x.data(), y.data(), n, c.data(), lo.data())) << "lane " << bad;
       EXPECT_EQ(y, std::vector<float>(n, 7.f));
     }
   }

@@ -848,41 +848,48 @@ TEST(SoftmaxAccuracy, StridedLaneCountsAroundTheVectorWidth) {
 }
 
 // A single strided group split along its axis into parts (kernel_args.h: axis_split): 8 lanes
-// (one vector on avx2, interleaved and not split on avx512bw), 3 (a masked vector), 17 and 37
-// (an overlapping last vector: split groups never send leftover lanes through dense rows), with
-// lanes whose values are -Inf everywhere, in all parts but the first, or finite in one part only.
+// (one vector on avx2, interleaved on avx512bw), 4 and 2 (interleaved on avx2 and avx512bw; 2:
+// parts of a multiple of 8 axis steps on avx512bw, and a partial last vector), 3 (a masked
+// vector), 17 and 37 (an overlapping last vector: split groups never send leftover lanes through
+// dense rows), with finite values only, and with lanes whose values are -Inf everywhere, in all
+// parts but the first, or finite in one part only.
 TEST(SoftmaxAccuracy, StridedSingleGroupSplitAlongTheAxis) {
   const double inf = std::numeric_limits<double>::infinity();
   std::mt19937 rng(18);
   std::uniform_real_distribution<double> d(-30, 30);
-  for (std::vector<dim_t> dims : {std::vector<dim_t>{9000, 8}, {12000, 3}, {2000, 17}, {1000, 37}}) {
+  for (std::vector<dim_t> dims : {std::vector<dim_t>{9000, 8}, {16000, 4}, {20001, 2}, {12000, 3},
+                                  {2000, 17}, {1000, 37}}) {
     const dim_t len = dims[0], lanes = dims[1];
-    std::vector<double> v(len * lanes);
-    for (auto& x : v) x = d(rng);
-    for (dim_t a = 0; a < len; ++a) {
-      v[a * lanes] = -inf;
-      if (a >= len / 4) v[a * lanes + 1] = -inf;
-      v[a * lanes + 2] = a == len - 5 ? 3.0 : -inf;
-    }
-    for (data_type dt : {data_type::f32, data_type::bf16}) {
-      const memory_desc md = plain(dims, dt);
-      auto src = buffer(md);
-      testing::write_logical(md, src.data(), v);
-      for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::logsoftmax,
-                              softmax_alg::softmax_inf_as_zero}) {
-        const auto exact = testing::softmax_forward_reference(alg, md, src.data(), 0);
-        for (const std::string& filter : kernel_filters()) {
-          if (filter == "ref") continue;
-          auto fwd = softmax_forward::create(alg, md, md, 0, {}, {filter});
-          ASSERT_TRUE(fwd.ok()) << fwd.status();
-          auto dst = buffer(md, 0xA5);
-          ASSERT_TRUE(fwd->execute({{arg::src, {md, src.data()}}, {arg::dst, {md, dst.data()}}}).ok());
-          std::string first;
-          EXPECT_EQ(check_forward(fwd->impl_name(), alg, dt, exact,
-                                  testing::read_logical(md, dst.data()), first),
-                    0)
-              << fwd->impl_name() << " " << name_of(alg) << " " << name_of(dt) << " " << len
-              << "x" << lanes << ": " << first;
+    // Finite values only (every lane's range then takes the lanes_exp on avx2 and avx512bw), and
+    // with the special lanes.
+    for (bool special : {false, true}) {
+      std::vector<double> v(len * lanes);
+      for (auto& x : v) x = d(rng);
+      for (dim_t a = 0; special && a < len; ++a) {
+        v[a * lanes] = -inf;
+        if (a >= len / 4) v[a * lanes + 1] = -inf;
+        if (lanes > 2) v[a * lanes + 2] = a == len - 5 ? 3.0 : -inf;
+      }
+      for (data_type dt : {data_type::f32, data_type::bf16}) {
+        const memory_desc md = plain(dims, dt);
+        auto src = buffer(md);
+        testing::write_logical(md, src.data(), v);
+        for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::logsoftmax,
+                                softmax_alg::softmax_inf_as_zero}) {
+          const auto exact = testing::softmax_forward_reference(alg, md, src.data(), 0);
+          for (const std::string& filter : kernel_filters()) {
+            if (filter == "ref") continue;
+            auto fwd = softmax_forward::create(alg, md, md, 0, {}, {filter});
+            ASSERT_TRUE(fwd.ok()) << fwd.status();
+            auto dst = buffer(md, 0xA5);
+            ASSERT_TRUE(fwd->execute({{arg::src, {md, src.data()}}, {arg::dst, {md, dst.data()}}}).ok());
+            std::string first;
+            EXPECT_EQ(check_forward(fwd->impl_name(), alg, dt, exact,
+                                    testing::read_logical(md, dst.data()), first),
+                      0)
+                << fwd->impl_name() << " " << name_of(alg) << " " << name_of(dt) << " " << len
+                << "x" << lanes << (special ? " special lanes" : "") << ": " << first;
+          }
         }
       }
     }

@@ -213,7 +213,9 @@ TEST(Softmax, SingleStridedGroupIsSplitAlongItsAxis) {
                                          {{600, 24}, ""},
                                          {{40, 2000}, ""},
                                          {{2000, 17}, " axis_parts:2"},
-                                         {{5001, 20}, " axis_parts:6"}};
+                                         {{5001, 20}, " axis_parts:6"},
+                                         {{9000, 8}, " axis_parts:4"},
+                                         {{20001, 2}, " axis_parts:2"}};
   for (const split_case& c : cases) {
     const memory_desc md = plain(c.dims, data_type::f32);
     const int axis = static_cast<int>(c.dims.size()) - 2;

@@ -51,7 +51,8 @@ TEST(SoftmaxThreads, SameResultForAnyThreadCount) {
 // A single strided group split along its axis (a fixed number of parts, whatever the thread
 // count): 1, 2 and 3 threads give the same bits, for every algorithm, on every ISA.
 TEST(SoftmaxThreads, SplitGroupSameResultForAnyThreadCount) {
-  for (const std::vector<dim_t>& dims : {std::vector<dim_t>{9000, 8}, {5001, 20}, {12000, 3}}) {
+  for (const std::vector<dim_t>& dims :
+       {std::vector<dim_t>{9000, 8}, {5001, 20}, {12000, 3}, {20001, 2}}) {
     const memory_desc md = plain(dims, data_type::f32);
     auto src = buffer(md);
     std::vector<double> v(md.nelems());

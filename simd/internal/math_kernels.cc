@@ -39,6 +39,17 @@ bool exp_minus_kernel(const float* src, float* dst, int64_t n, float c, float lo
 }
 
 template <class Arch>
+bool exp_minus_lanes_kernel(const float* src, float* dst, int64_t n, const float* c,
+                            const float* lo) {
+  using batch = xsimd::batch<float, Arch>;
+  const auto exp_minus =
+      exp_minus_lanes_f32<Arch>::make(batch::load_unaligned(c), batch::load_unaligned(lo));
+  if (!exp_minus) return false;
+  map_kernel<Arch>(src, dst, n, *exp_minus);
+  return true;
+}
+
+template <class Arch>
 bool exp_minus_nearby_kernel(const float* src, float* dst, int64_t n, float c, float lo,
                              double* shift, double* to_c) {
   const auto exp_minus = exp_minus_nearby_f32<Arch>::make(c, lo);
@@ -115,6 +126,8 @@ float sum_kernel(const float* src, int64_t n) {
 template void exp_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t);
 template void exp_nonpositive_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t);
 template bool exp_minus_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t, float, float);
+template bool exp_minus_lanes_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t,
+                                                        const float*, const float*);
 template bool exp_minus_nearby_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t, float,
                                                          float, double*, double*);
 template bool exp_minus_nearby_lanes_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t,

@@ -1,5 +1,5 @@
-// Array forms of exp_f32, exp_nonpositive_f32, exp_minus_f32, exp_minus_nearby_f32 (and its
-// _lanes_ form), log_f32, scaled_exp_f64, reduce_max and reduce_sum, instantiated per ISA so tests
+// Array forms of exp_f32, exp_nonpositive_f32, exp_minus_f32, exp_minus_nearby_f32 (and their
+// _lanes forms), log_f32, scaled_exp_f64, reduce_max and reduce_sum, instantiated per ISA so tests
 // and benchmarks can run each under every ISA (math_kernels.cc).
 #ifndef TESSERA_SIMD_INTERNAL_MATH_KERNELS_H_
 #define TESSERA_SIMD_INTERNAL_MATH_KERNELS_H_
@@ -17,6 +17,11 @@ void exp_nonpositive_kernel(const float* src, float* dst, int64_t n);
 // written) when make() declines.
 template <class Arch>
 bool exp_minus_kernel(const float* src, float* dst, int64_t n, float c, float lo);
+// exp_minus_lanes_f32 made for per-lane ranges [lo[i], c[i]] (i < the batch's f32 lanes):
+// dst[j] = its lane j % lanes of exp(src - c); false (nothing written) when make() declines.
+template <class Arch>
+bool exp_minus_lanes_kernel(const float* src, float* dst, int64_t n, const float* c,
+                            const float* lo);
 // dst[i] = exp(src[i] - s) through exp_minus_nearby_f32 made for the range [lo, c], with
 // *shift = s and *to_c = exp(s - c); false (dst not written) when make() declines.
 template <class Arch>

@@ -22,8 +22,15 @@ namespace {
 // When the lanes are fewer than a vector and the axis stride equals them (30000x8 along dim 0),
 // the group is one contiguous block in which vector lane i always belongs to row i % lanes:
 // sweep it like a dense row and fold the per-lane results over the W / lanes copies.
+// A split group (k.split.parts > 0) is cut into contiguous parts of part_len * lanes elements (a
+// whole number of vectors: plan.cc makes part_len a multiple of W / lanes), and this call runs
+// the current phase on parts [part_begin, part_end): phase 0 stores each part's per-lane max and
+// min, phase 1 merges them and stores each part's per-lane sums, phase 2 merges those (in part
+// order) and normalises. Each part's sums are folded to lanes before they are merged, so the
+// results depend on the parts, not on the threads.
 template <class A, class S, class D>
-void forward_interleaved(const kernel_args& k, dim_t base) {
+void forward_interleaved(const kernel_args& k, dim_t base, dim_t part_begin = 0,
+                         dim_t part_end = 1) {
   using F = vf<A>;
   constexpr int W = kWidth<A>;
   const int lanes = static_cast<int>(k.strided.lanes);
@@ -35,77 +42,199 @@ void forward_interleaved(const kernel_args& k, dim_t base) {
   const float neg_inf = -std::numeric_limits<float>::infinity();
   const S* src = static_cast<const S*>(k.in0) + base;
   D* dst = static_cast<D*>(k.out) + base;
-  const dim_t full = n - n % W;
-  const int tail = static_cast<int>(n - full);
-
-  F mv(neg_inf);
-  for (dim_t i = 0; i < full; i += W) mv = xsimd::max(simd::load_f32<A>(src + i), mv);
-  if (tail) mv = xsimd::max(load_partial<A>(src + full, tail, neg_inf), mv);
-  alignas(64) float pat[W];
-  mv.store_aligned(pat);
-  for (int j = 0; j < lanes; ++j) {
-    for (int c = j + lanes; c < W; c += lanes) pat[j] = std::max(pat[j], pat[c]);
-  }
-  for (int i = lanes; i < W; ++i) pat[i] = pat[i % lanes];
-  const F m = F::load_aligned(pat);
-
-  split_sum<A> acc;
-  auto accumulate = [&](F x, F e) {
-    if (log) acc.add(x, m, e);
-    else acc.rest.add(e);
+  const axis_split& split = k.split;
+  const bool is_split = split.parts > 0;
+  // Elements [e0, e1) of part p: whole vectors but for the group's tail.
+  auto part_range = [&](dim_t p, dim_t& e0, dim_t& e1) {
+    if (!is_split) {
+      e0 = 0, e1 = n;
+      return;
+    }
+    e0 = p * split.part_len * lanes;
+    e1 = std::min(n, (p + 1) * split.part_len * lanes);
   };
-  for (dim_t i = 0; i < full; i += W) {
-    const F x = simd::load_f32<A>(src + i);
-    const F e = exp_diff<A>(x, m);
-    accumulate(x, e);
-    if constexpr (kKeepExp) {
-      if (keep) simd::store_f32(dst + i, e);
-    }
-  }
-  if (tail) {
-    const auto inside = lane_index<A>() < F(static_cast<float>(tail));
-    const F x = load_partial<A>(src + full, tail, 0.f);
-    const F e = ::tessera::simd::select(inside, exp_diff<A>(x, m), F(0.f));
-    accumulate(::tessera::simd::select(inside, x, F(std::numeric_limits<float>::quiet_NaN())), e);
-    if constexpr (kKeepExp) {
-      if (keep) simd::store_f32(dst + full, e, tail);
-    }
-  }
-  double rest[W];
-  alignas(64) float count[W], scale_pat[W];
-  acc.rest.lanes(rest);
-  acc.count.store_aligned(count);
-  for (int j = 0; j < lanes; ++j) {
-    row_total t{0, 0};
-    for (int c = j; c < W; c += lanes) {
-      t.count += count[c];
-      t.rest += rest[c];
-    }
-    scale_pat[j] = static_cast<float>(log ? t.log_sum() : 1.0 / t.sum());
-  }
-  for (int i = lanes; i < W; ++i) scale_pat[i] = scale_pat[i % lanes];
-  const F scale = F::load_aligned(scale_pat);
-
-  auto finish = [&](F x, F kept) {
-    F y = log ? log_diff<A>(x, m, scale) : (keep ? kept : exp_diff<A>(x, m)) * scale;
-    if (inf_as_zero) y = ::tessera::simd::select(m == F(neg_inf), F(0.f), y);
-    return y;
+  // A per-lane value repeated over a vector's W / lanes copies of the lanes.
+  auto repeat_lanes = [&](float (&pat)[W]) {
+    for (int i = lanes; i < W; ++i) pat[i] = pat[i % lanes];
+    return F::load_aligned(pat);
   };
-  for (dim_t i = 0; i < full; i += W) {
-    const F x = log || !keep ? simd::load_f32<A>(src + i) : F(0.f);
-    F kept(0.f);
-    if constexpr (kKeepExp) {
-      if (keep) kept = simd::load_f32<A>(dst + i);
+
+  // The exp: a lanes_exp where it accepts every lane's range (the same choice in every part:
+  // all merge the same ranges), else exp_diff. with_exp(f) calls f with it.
+  std::optional<lanes_exp<A>> fast;
+  double to_c[W];
+  std::fill_n(to_c, W, 1.0);
+  auto choose_exp = [&](F m, F lo) {
+    if constexpr (kHasLanesExp<A>) {
+      fast = lanes_exp<A>::make(m, lo);
+      if (fast) {
+        for (int j = 0; j < lanes; ++j) to_c[j] = fast->to_c(j);
+      }
     }
-    simd::store_f32(dst + i, finish(x, kept));
+  };
+  auto with_exp = [&](F m, auto&& f) {
+    if constexpr (kHasLanesExp<A>) {
+      if (fast) return f([&](F x) { return (*fast)(x); });
+    }
+    return f([&](F x) { return exp_diff<A>(x, m); });
+  };
+
+  // Per lane: the max and (where a lanes_exp may be chosen) the min over [e0, e1).
+  auto range_of = [&](dim_t e0, dim_t e1, float (&max_pat)[W], float (&min_pat)[W]) {
+    const dim_t full = e1 - (e1 - e0) % W;
+    const int tail = static_cast<int>(e1 - full);
+    F mv(neg_inf), lv(-neg_inf);
+    for (dim_t i = e0; i < full; i += W) {
+      const F x = simd::load_f32<A>(src + i);
+      mv = xsimd::max(x, mv);
+      if constexpr (kHasLanesExp<A>) lv = xsimd::min(x, lv);
+    }
+    if (tail) {
+      mv = xsimd::max(load_partial<A>(src + full, tail, neg_inf), mv);
+      if constexpr (kHasLanesExp<A>) {
+        lv = xsimd::min(load_partial<A>(src + full, tail, -neg_inf), lv);
+      }
+    }
+    mv.store_aligned(max_pat);
+    lv.store_aligned(min_pat);
+    for (int j = 0; j < lanes; ++j) {
+      for (int c = j + lanes; c < W; c += lanes) {
+        max_pat[j] = std::max(max_pat[j], max_pat[c]);
+        min_pat[j] = std::min(min_pat[j], min_pat[c]);
+      }
+    }
+  };
+  // Per lane: the sum of the exps that are not at the max (times the lanes_exp's to_c) and the
+  // count of maxima, over [e0, e1).
+  auto sums_of = [&](auto&& exp_of, dim_t e0, dim_t e1, F m, row_total (&t)[W]) {
+    const dim_t full = e1 - (e1 - e0) % W;
+    const int tail = static_cast<int>(e1 - full);
+    split_sum<A> acc;
+    auto accumulate = [&](F x, F e) {
+      if (log) acc.add(x, m, e);
+      else acc.rest.add(e);
+    };
+    for (dim_t i = e0; i < full; i += W) {
+      const F x = simd::load_f32<A>(src + i);
+      const F e = exp_of(x);
+      accumulate(x, e);
+      if constexpr (kKeepExp) {
+        if (keep) simd::store_f32(dst + i, e);
+      }
+    }
+    if (tail) {
+      const auto inside = lane_index<A>() < F(static_cast<float>(tail));
+      const F x = load_partial<A>(src + full, tail, 0.f);
+      const F e = ::tessera::simd::select(inside, exp_of(x), F(0.f));
+      accumulate(::tessera::simd::select(inside, x, F(std::numeric_limits<float>::quiet_NaN())), e);
+      if constexpr (kKeepExp) {
+        if (keep) simd::store_f32(dst + full, e, tail);
+      }
+    }
+    double rest[W];
+    alignas(64) float count[W];
+    acc.rest.lanes(rest);
+    acc.count.store_aligned(count);
+    for (int j = 0; j < lanes; ++j) {
+      t[j] = {0, 0};
+      for (int c = j; c < W; c += lanes) {
+        t[j].count += count[c];
+        t[j].rest += rest[c];
+      }
+      if (log) t[j].rest *= to_c[j];
+    }
+  };
+  auto normalise = [&](auto&& exp_of, dim_t e0, dim_t e1, F m, F scale) {
+    const dim_t full = e1 - (e1 - e0) % W;
+    const int tail = static_cast<int>(e1 - full);
+    auto finish = [&](F x, F kept) {
+      F y = log ? log_diff<A>(x, m, scale) : (keep ? kept : exp_of(x)) * scale;
+      if (inf_as_zero) y = ::tessera::simd::select(m == F(neg_inf), F(0.f), y);
+      return y;
+    };
+    for (dim_t i = e0; i < full; i += W) {
+      const F x = log || !keep ? simd::load_f32<A>(src + i) : F(0.f);
+      F kept(0.f);
+      if constexpr (kKeepExp) {
+        if (keep) kept = simd::load_f32<A>(dst + i);
+      }
+      simd::store_f32(dst + i, finish(x, kept));
+    }
+    if (tail) {
+      const F x = log || !keep ? load_partial<A>(src + full, tail, 0.f) : F(0.f);
+      F kept(0.f);
+      if constexpr (kKeepExp) {
+        if (keep) kept = load_partial<A>(dst + full, tail, 0.f);
+      }
+      simd::store_f32(dst + full, finish(x, kept), tail);
+    }
+  };
+  auto scale_of = [&](const row_total (&t)[W]) {
+    alignas(64) float pat[W];
+    for (int j = 0; j < lanes; ++j) {
+      pat[j] = static_cast<float>(log ? t[j].log_sum() : 1.0 / t[j].sum());
+    }
+    return repeat_lanes(pat);
+  };
+
+  alignas(64) float max_pat[W], min_pat[W];
+  if (!is_split) {
+    range_of(0, n, max_pat, min_pat);
+    const F m = repeat_lanes(max_pat);
+    choose_exp(m, repeat_lanes(min_pat));
+    row_total t[W];
+    with_exp(m, [&](auto&& exp_of) { sums_of(exp_of, 0, n, m, t); });
+    const F scale = scale_of(t);
+    with_exp(m, [&](auto&& exp_of) { normalise(exp_of, 0, n, m, scale); });
+    return;
   }
-  if (tail) {
-    const F x = log || !keep ? load_partial<A>(src + full, tail, 0.f) : F(0.f);
-    F kept(0.f);
-    if constexpr (kKeepExp) {
-      if (keep) kept = load_partial<A>(dst + full, tail, 0.f);
+  dim_t e0, e1;
+  if (split.phase == 0) {
+    for (dim_t p = part_begin; p < part_end; ++p) {
+      part_range(p, e0, e1);
+      range_of(e0, e1, max_pat, min_pat);
+      std::copy_n(max_pat, lanes, split.max + p * lanes);
+      std::copy_n(min_pat, lanes, split.min + p * lanes);
     }
-    simd::store_f32(dst + full, finish(x, kept), tail);
+    return;
+  }
+  for (int j = 0; j < lanes; ++j) {
+    max_pat[j] = neg_inf;
+    min_pat[j] = -neg_inf;
+    for (dim_t q = 0; q < split.parts; ++q) {
+      max_pat[j] = std::max(max_pat[j], split.max[q * lanes + j]);
+      min_pat[j] = std::min(min_pat[j], split.min[q * lanes + j]);
+    }
+  }
+  const F m = repeat_lanes(max_pat);
+  choose_exp(m, repeat_lanes(min_pat));
+  if (split.phase == 1) {
+    // Parts in reverse order: phase 0 left the last parts' src in L2, and phase 2, going
+    // forward, then finds the first parts' src and dst there (a group larger than L2 otherwise
+    // evicts each part's lines just before the next phase reads them).
+    for (dim_t p = part_end; p-- > part_begin;) {
+      part_range(p, e0, e1);
+      row_total t[W];
+      with_exp(m, [&](auto&& exp_of) { sums_of(exp_of, e0, e1, m, t); });
+      for (int j = 0; j < lanes; ++j) {
+        split.rest[p * lanes + j] = t[j].rest;
+        split.count[p * lanes + j] = static_cast<float>(t[j].count);  // whole numbers below 2^24
+      }
+    }
+    return;
+  }
+  row_total t[W];
+  for (int j = 0; j < lanes; ++j) {
+    t[j] = {0, 0};
+    for (dim_t q = 0; q < split.parts; ++q) {
+      t[j].rest += split.rest[q * lanes + j];
+      t[j].count += split.count[q * lanes + j];
+    }
+  }
+  const F scale = scale_of(t);
+  for (dim_t p = part_begin; p < part_end; ++p) {
+    part_range(p, e0, e1);
+    with_exp(m, [&](auto&& exp_of) { normalise(exp_of, e0, e1, m, scale); });
   }
 }
 
@@ -175,11 +304,10 @@ void sweep_lane_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int
     else simd::store_f32(p + off[v], y);
   };
 
-  // avx2 finds each lane's min as well: where every lane's range allows, exp(x - s) by
-  // exp_minus_nearby_lanes_f32 (s per lane near its max; 13 vector operations instead of
-  // exp_diff's 24), as the dense kernel does per row. Not for a partial vector, whose unused
-  // lanes hold no range.
-  constexpr bool kFindsMin = std::is_same_v<A, xsimd::avx2> && !kPartial;
+  // avx2 and avx512bw find each lane's min as well: where every lane's range allows, the
+  // lanes_exp (kernel_math.h; 13 and 11 vector operations instead of exp_diff's 24), as the
+  // dense kernel does per row. Not for a partial vector, whose unused lanes hold no range.
+  constexpr bool kFindsMin = kHasLanesExp<A> && !kPartial;
   F m[NV], lo[NV];
   auto find_range = [&](dim_t a0, dim_t a1) __attribute__((always_inline)) {
     for (int v = 0; v < NV; ++v) m[v] = F(neg_inf), lo[v] = F(-neg_inf);
@@ -192,12 +320,12 @@ void sweep_lane_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int
       }
     }
   };
-  std::optional<simd::exp_minus_nearby_lanes_f32<A>> nearby[NV];
+  std::optional<lanes_exp<A>> nearby[NV];
   bool all_nearby = kFindsMin;
   auto choose_exp = [&]() __attribute__((always_inline)) {
     if constexpr (kFindsMin) {
       for (int v = 0; v < NV && all_nearby; ++v) {
-        nearby[v] = simd::exp_minus_nearby_lanes_f32<A>::make(m[v], lo[v]);
+        nearby[v] = lanes_exp<A>::make(m[v], lo[v]);
         all_nearby = nearby[v].has_value();
       }
     }
@@ -209,7 +337,8 @@ void sweep_lane_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int
   wide_sum<A> rest[NV];
   F count[NV];
   for (int v = 0; v < NV; ++v) count[v] = F(0.f);
-  // exp_of(v, x): exp(x - m[v]), or exp(x - s) with s per lane (nearby); a compile-time choice,
+  // exp_of(v, x): exp(x - m[v]), or the lanes_exp's exp(x - s), s per lane at or near its max
+  // (nearby); a compile-time choice,
   // one loop each.
   // Inlined by force, as every lambda here: each has several call sites (per exp, whole or split
   // group), and one called out of line puts the sums and maxima it updates in memory, for the
@@ -333,8 +462,10 @@ void sweep_lane_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int
       }
     }
   };
+  // Phase 1 takes the parts in reverse order, as forward_interleaved does (the same reason).
   auto for_each_part = [&](auto&& f) __attribute__((always_inline)) {
-    for (dim_t part = parts.part_begin; part < parts.part_end; ++part) {
+    for (dim_t i = parts.part_begin; i < parts.part_end; ++i) {
+      const dim_t part = split.phase == 1 ? parts.part_end - 1 - (i - parts.part_begin) : i;
       f(part, part * split.part_len, std::min(len, (part + 1) * split.part_len));
     }
   };
@@ -458,14 +589,14 @@ void forward_strided_as(const kernel_args& k, dim_t begin, dim_t end) {
   // CPU's; nchw 32x1000x7x7 f32: 392 KB): the current group's must stay there too.
   constexpr dim_t kPrefetchMaxGroupBytes = 512 << 10;
   const strided_geometry& g = k.strided;
-  // A split group: [begin, end) are parts of group 0, which takes the sweeps even when it is
-  // interleaved (plan.cc does not split those).
+  // A split group: [begin, end) are parts of group 0.
   const bool split = k.split.parts > 0;
   const bool interleaved = strided_is_interleaved(g, W);
   for (dim_t group = split ? 0 : begin; group < (split ? 1 : end); ++group) {
     const dim_t base = k.rows.offset_of(group);
-    if (interleaved && !split) {
-      forward_interleaved<A, S, D>(k, base);
+    if (interleaved) {
+      if (split) forward_interleaved<A, S, D>(k, base, begin, end);
+      else forward_interleaved<A, S, D>(k, base);
       continue;
     }
     const S* src = static_cast<const S*>(k.in0) + base;

@@ -78,6 +78,18 @@ vf<A> exp_diff(vf<A> x, vf<A> m) {
   return simd::fused_fma(e, err, e);
 }
 
+// The per-lane exp(x - max) of the kernels that vectorise across rows (each lane a row, with its
+// own range): exp_minus_nearby_lanes_f32 on avx2 (results exp(x - s), s near each lane's max;
+// to_c(i) the factor to exp(x - max)), exp_minus_lanes_f32 on avx512bw (exp(x - max), to_c 1).
+// Either is taken when its make() accepts every lane's range [min, max]; exp_diff otherwise.
+template <class A>
+constexpr bool kHasLanesExp =
+    std::is_same_v<A, xsimd::avx2> || std::is_base_of_v<xsimd::avx512bw, A>;
+template <class A>
+using lanes_exp = std::conditional_t<std::is_same_v<A, xsimd::avx2>,
+                                     simd::exp_minus_nearby_lanes_f32<A>,
+                                     simd::exp_minus_lanes_f32<A>>;
+
 // Whether exp_diff_max_dominates may replace exp_diff for a row whose values (NaNs aside) lie in
 // [mn, mx] with max mx: mx is positive and finite and its exponent is at least every |x|'s (so
 // Fast2Sum recovers x - mx's rounding error exactly), and no x is below mx - 100 (so the clamp is

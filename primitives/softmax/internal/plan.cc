@@ -131,23 +131,24 @@ std::string vector_geometry(const problem& p, kernel_kind& kind, kernel_args& g)
 // more than one thread works on it: only a single group (several groups already go to several
 // threads), in parts of at least kMinPartElements elements and kMinPartSteps axis steps, and at
 // most kMaxParts of them (more parts than threads keep the threads' shares even; each part merges
-// all parts' partial results, so many parts would cost more than they balance). Not for an
-// interleaved group (the kernel then takes it as one block; the split would give up its full
-// vectors) or more than kMaxSplitLanes lanes (the partial results take parts x lanes x 20 bytes).
-// The part length is a multiple of 4: the exp sweep sums four axis steps at a time.
+// all parts' partial results, so many parts would cost more than they balance). Not for more
+// than kMaxSplitLanes lanes (the partial results take parts x lanes x 20 bytes).
+// The part length is a multiple of 4 (the exp sweep sums four axis steps at a time) and, for an
+// interleaved group (forward_interleaved: W / lanes axis steps per vector), of W / lanes, so that
+// each part is whole vectors.
 axis_split split_of(const kernel_args& g, simd::isa isa) {
   constexpr dim_t kMinPartElements = 16384, kMinPartSteps = 16, kMaxParts = 8;
   constexpr dim_t kMaxSplitLanes = 1024;
   const strided_geometry& s = g.strided;
   const int f32_lanes = 4 << simd::index_of(isa);  // of one vector: sse4_2 4, avx2 8, avx512bw 16
-  if (g.rows.count != 1 || s.lanes > kMaxSplitLanes || strided_is_interleaved(s, f32_lanes)) {
-    return {};
-  }
+  if (g.rows.count != 1 || s.lanes > kMaxSplitLanes) return {};
   const dim_t parts =
       std::min({kMaxParts, s.len * s.lanes / kMinPartElements, s.len / kMinPartSteps});
   if (parts < 2) return {};
+  const dim_t multiple =
+      strided_is_interleaved(s, f32_lanes) ? std::max<dim_t>(4, f32_lanes / s.lanes) : 4;
   axis_split out;
-  out.part_len = ((s.len + parts - 1) / parts + 3) / 4 * 4;
+  out.part_len = ((s.len + parts - 1) / parts + multiple - 1) / multiple * multiple;
   out.parts = (s.len + out.part_len - 1) / out.part_len;
   return out;
 }
