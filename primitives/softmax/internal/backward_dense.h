@@ -18,13 +18,15 @@ namespace {
 // ---- backward, axis dense ----------------------------------------------------------------------
 
 // dx = step(dy, y) over a dense row: whole vectors two per step, then the tail.
-// next_y / next_dy / next_dx: the next row's, fetched into L1 meanwhile (nullptr: none); dx's
-// lines for writing, so that its stores do not wait for them (nhwc 32x1000x7x7, see
-// docs/performance.md). A head of up to W - 1 elements first puts dx's vectors on whole lines
-// (aligning_head). Each element's result is the same wherever the row is split.
+// next_dx: the next row's dx, fetched into L1 meanwhile (nullptr: none), so that its stores do
+// not wait for its lines (nhwc 32x1000x7x7, see docs/performance.md). The next row's y and dy
+// are not: the hardware prefetcher follows them (rows are read in order), and fetching them into
+// L1 as well crowded out the current row (AMD Zen 4, 1 thread, medians of 9 interleaved:
+// 1024x1000 cold 673 -> 530 us, hot 216 -> 208; nhwc cold 1024 -> 943, hot 360 -> 300 at the
+// lower quartile; avx2 alike). A head of up to W - 1 elements first puts dx's vectors on whole
+// lines (aligning_head). Each element's result is the same wherever the row is split.
 template <class A, class Dst, class DiffDst, class DiffSrc, class Step>
 void map_row(const dense_geometry& g, const Dst* y, const DiffDst* dy, DiffSrc* dx, Step step,
-             const Dst* next_y = nullptr, const DiffDst* next_dy = nullptr,
              DiffSrc* next_dx = nullptr) {
   using F = vf<A>;
   constexpr int W = kWidth<A>;
@@ -37,14 +39,10 @@ void map_row(const dense_geometry& g, const Dst* y, const DiffDst* dy, DiffSrc* 
     dim_t i = aligning_head<A>(dx + off, n);
     if (i > 0) partial_step(off, static_cast<int>(i));
     for (; i + 2 * W <= n; i += 2 * W) {
-      if (next_y != nullptr) {
-        for (int b = 0; b < 2 * W * int{sizeof(Dst)}; b += 64) {
-          __builtin_prefetch(reinterpret_cast<const char*>(next_y + off + i) + b, 0, 3);
-        }
-        for (int b = 0; b < 2 * W * int{sizeof(DiffDst)}; b += 64) {
-          __builtin_prefetch(reinterpret_cast<const char*>(next_dy + off + i) + b, 0, 3);
-        }
+      if (next_dx != nullptr) {
         for (int b = 0; b < 2 * W * int{sizeof(DiffSrc)}; b += 64) {
+          // A read prefetch (prefetcht0: the build has no -mprfchw); prefetchw itself was no
+          // faster (1024x1000, 1 thread: hot 216 -> 242 us, cold 673 -> 706, medians of 9).
           __builtin_prefetch(reinterpret_cast<char*>(next_dx + off + i) + b, 1, 3);
         }
       }
@@ -109,15 +107,10 @@ void backward_rows(const kernel_args& k, dim_t begin, dim_t end) {
     });
     const double total = reduce_sum<A>(k0);
 
-    // Pass 2 fetches the next row (as forward_dense's pass 2 does) when rows are 1-16 KB.
-    const Dst* next_y = nullptr;
-    const DiffDst* next_dy = nullptr;
+    // Pass 2 fetches the next row's dx when rows are 1-16 KB.
     DiffSrc* next_dx = nullptr;
     if (row + 1 < end && worth_prefetching_rows(g, sizeof(Dst))) {
-      const dim_t next = k.rows.offset_of(row + 1);
-      next_y = static_cast<const Dst*>(k.in0) + next;
-      next_dy = static_cast<const DiffDst*>(k.in1) + next;
-      next_dx = static_cast<DiffSrc*>(k.out) + next;
+      next_dx = static_cast<DiffSrc*>(k.out) + k.rows.offset_of(row + 1);
     }
 
     // Pass 2. softmax in f32: within ~2 eps of the operand size (the test's bound is 4): the sum
@@ -151,10 +144,10 @@ void backward_rows(const kernel_args& k, dim_t begin, dim_t end) {
                           (xsimd::abs(p) <= r_size * F(kMaxCancellation));
         if (xsimd::all(kept)) return r;
         return ::tessera::simd::select(kept, r, in_f64(d, v));
-      }, next_y, next_dy, next_dx);
+      }, next_dx);
     } else {
       const F sum(static_cast<float>(total));
-      map_row<A>(g, y, dy, dx, [&](F d, F v) { return v * (d - sum); }, next_y, next_dy, next_dx);
+      map_row<A>(g, y, dy, dx, [&](F d, F v) { return v * (d - sum); }, next_dx);
     }
   }
 }
