@@ -10,7 +10,7 @@
 // exp 1.24 ulp max on normal results (0.74 ulp on denormal results), log 0.82 ulp max.
 // exp_nonpositive_f32 (x in [-110, 0]): table versions on avx512bw (1.00 ulp max) and avx2
 // (1.00 ulp max), exp_f32 on sse4_2. exp_minus_f32 (avx512bw only): exp(x - c) without
-// rounding x - c, 1.03 ulp max.
+// rounding x - c, 1.03 ulp max (exp_minus_lanes_f32: the same per lane, bit for bit).
 // exp: -Inf -> 0, +Inf and x > ln(FLT_MAX) -> +Inf, results below the smallest denormal -> 0,
 // denormal results rounded once; NaN -> NaN (quiet).
 // log: x < 0 or -Inf -> NaN, ±0 -> -Inf, +Inf -> +Inf, denormals exact-scaled first; NaN -> NaN.
