@@ -62,15 +62,8 @@ void forward_interleaved(const kernel_args& k, dim_t base, dim_t part_begin = 0,
   // The exp: a lanes_exp where it accepts every lane's range (the same choice in every part:
   // all merge the same ranges), else exp_diff. with_exp(f) calls f with it.
   std::optional<lanes_exp<A>> fast;
-  double to_c[W];
-  std::fill_n(to_c, W, 1.0);
   auto choose_exp = [&](F m, F lo) {
-    if constexpr (kHasLanesExp<A>) {
-      fast = lanes_exp<A>::make(m, lo);
-      if (fast) {
-        for (int j = 0; j < lanes; ++j) to_c[j] = fast->to_c(j);
-      }
-    }
+    if constexpr (kHasLanesExp<A>) fast = lanes_exp<A>::make(m, lo);
   };
   auto with_exp = [&](F m, auto&& f) {
     if constexpr (kHasLanesExp<A>) {
@@ -141,7 +134,7 @@ void forward_interleaved(const kernel_args& k, dim_t base, dim_t part_begin = 0,
         t[j].count += count[c];
         t[j].rest += rest[c];
       }
-      if (log) t[j].rest *= to_c[j];
+      if (log && fast) t[j].rest *= fast->to_c(j);
     }
   };
   auto normalise = [&](auto&& exp_of, dim_t e0, dim_t e1, F m, F scale) {
