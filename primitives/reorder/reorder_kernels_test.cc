@@ -249,7 +249,8 @@ TEST(ReorderKernels, ByteDestinationsFrom64RowBlocksMatchReference) {
   // the transpose, one 64-byte row per column. 64 channels (rows back to back: whole lines,
   // shifted when dst is off a line by a multiple of 4 bytes, plain stores otherwise), 128 (two
   // blocks, rows 128 bytes apart), 80 and 70 (a block, then 16-row tiles for the rest); 35
-  // pixels (a partial last tile) and 400 (two strips); common attributes, the sum post-op
+  // pixels (a partial last tile), 400 (two strips), 323 and 279 (past a 256-column chunk of the
+  // local byte block, ending in a partial 16-column group); common attributes, the sum post-op
   // (which keeps the 16-row tiles), random and probe values.
   std::vector<primitive_attr> attrs = common_transpose_attrs();
   {
@@ -269,7 +270,8 @@ TEST(ReorderKernels, ByteDestinationsFrom64RowBlocksMatchReference) {
     for (const std::vector<dim_t>& dims :
          {std::vector<dim_t>{2, 64, 5, 7}, std::vector<dim_t>{1, 64, 20, 20},
           std::vector<dim_t>{1, 128, 5, 7}, std::vector<dim_t>{1, 80, 3, 7},
-          std::vector<dim_t>{2, 70, 1, 17}}) {
+          std::vector<dim_t>{2, 70, 1, 17}, std::vector<dim_t>{1, 64, 17, 19},
+          std::vector<dim_t>{1, 128, 9, 31}}) {
       cases.push_back({md(dims, sdt, "nchw"), md(dims, ddt, "nhwc"), {}, fill_kind::probe,
                        seed++});
       for (const primitive_attr& at : attrs) {

@@ -194,6 +194,7 @@ struct quant_lanes {
   using V = f32x<Arch>;
   const quant_ptrs& q;
   V src_zp, src_scale, oscale, beta, sum_zp, dst_scale, dst_zp;
+  V one_scale;  // run_quant::scale_only's factor: the src scale or the output scale
   explicit quant_lanes(const quant_ptrs& qp)
       : q(qp),
         src_zp(qp.src_zp ? static_cast<float>(qp.src_zp[0]) : 0.f),
@@ -202,7 +203,8 @@ struct quant_lanes {
         beta(qp.beta),
         sum_zp(static_cast<float>(qp.dst_zp ? qp.dst_zp[0] : qp.sum_zp)),
         dst_scale(qp.dst_scale ? qp.dst_scale[0] : 1.f),
-        dst_zp(qp.dst_zp ? static_cast<float>(qp.dst_zp[0]) : 0.f) {}
+        dst_zp(qp.dst_zp ? static_cast<float>(qp.dst_zp[0]) : 0.f),
+        one_scale(qp.src_scale ? src_scale : oscale) {}
   // The sum post-op's step: x + beta * (old_dst - sum zero point).
   template <class D>
   V add_sum(V x, const D* old_dst) const {
@@ -225,7 +227,33 @@ struct quant_lanes {
 // the attributes per vector: the tests and branches were most of the instructions of a warm
 // f32 -> bf16 run (140x3851: 64 us against oneDNN's 38), and with every attribute tested per
 // vector the sum post-op's loop ran 10 % behind oneDNN's.
-enum class run_quant { none, sum_only, general };
+enum class run_quant { none, sum_only, scale_only, general };
+
+// The narrowest run_quant that applies q exactly: scale_only is one multiplication, by the src
+// scale or the output scale when that is the only attribute.
+inline run_quant choose_run_quant(const quant_ptrs& q) {
+  if (!q.any()) return run_quant::none;
+  const bool only_sum = !q.src_scale && !q.dst_scale && !q.src_zp && !q.dst_zp && !q.oscale;
+  if (only_sum) return run_quant::sum_only;
+  const bool one_scale = (q.src_scale != nullptr) != (q.oscale != nullptr) && !q.dst_scale &&
+                         !q.src_zp && !q.dst_zp && !q.has_sum;
+  return one_scale ? run_quant::scale_only : run_quant::general;
+}
+
+// Calls f with std::integral_constant<run_quant, choose_run_quant(q)>.
+template <class F>
+void with_run_quant(const quant_ptrs& q, const F& f) {
+  switch (choose_run_quant(q)) {
+    case run_quant::none:
+      return f(std::integral_constant<run_quant, run_quant::none>{});
+    case run_quant::sum_only:
+      return f(std::integral_constant<run_quant, run_quant::sum_only>{});
+    case run_quant::scale_only:
+      return f(std::integral_constant<run_quant, run_quant::scale_only>{});
+    case run_quant::general:
+      return f(std::integral_constant<run_quant, run_quant::general>{});
+  }
+}
 
 template <class Arch, run_quant kQuant>
 struct run_lanes {
@@ -236,6 +264,8 @@ struct run_lanes {
       return lanes.apply(x, old_dst);
     } else if constexpr (kQuant == run_quant::sum_only) {
       return lanes.add_sum(x, old_dst);  // apply's only step that applies
+    } else if constexpr (kQuant == run_quant::scale_only) {
+      return x * lanes.one_scale;  // apply's only step that applies
     } else {
       return x;
     }
@@ -317,15 +347,9 @@ template <class Arch, class S, class D>
 void convert_run(const void* src_v, void* dst_v, int64_t n, const quant_ptrs& q, bool stream) {
   const S* src = static_cast<const S*>(src_v);
   D* dst = static_cast<D*>(dst_v);
-  const bool sum_only = q.has_sum && !q.src_scale && !q.dst_scale && !q.src_zp && !q.dst_zp &&
-                        !q.oscale;
-  if (sum_only) {
-    convert_run_with<Arch, S, D, run_quant::sum_only>(src, dst, n, q, stream);
-  } else if (q.any()) {
-    convert_run_with<Arch, S, D, run_quant::general>(src, dst, n, q, stream);
-  } else {
-    convert_run_with<Arch, S, D, run_quant::none>(src, dst, n, q, stream);
-  }
+  with_run_quant(q, [&](auto kind) {
+    convert_run_with<Arch, S, D, decltype(kind)::value>(src, dst, n, q, stream);
+  });
 }
 
 // In-register transposes of 32-bit tiles: 16x16 on avx512bw, 8x8 on avx2. xsimd 8.1's zip_lo/hi
@@ -802,10 +826,10 @@ template <class Arch, class T, class ColumnsAt>
 }
 
 // How far ahead along its row each src row of a tall block is prefetched (elements; 4 cache
-// lines of f32): AVX-512's 64-row byte blocks, AVX2's 32-row byte blocks and its 32-64-row
-// columns. They are 32-64 read streams at once, more than the hardware prefetcher follows:
-// without it a block waited on its loads (AVX-512 f32 -> s8 nchw -> nhwc cold 3.4 -> 1.4 ms
-// with 32..128).
+// lines of f32): AVX2's 32-row byte blocks and its 32-64-row columns. They are 32-64 read
+// streams at once, more than the hardware prefetcher follows: without it a block waited on its
+// loads (AVX-512's 64-row byte blocks, which took it before they went through a local block:
+// f32 -> s8 nchw -> nhwc cold 3.4 -> 1.4 ms with 32..128).
 constexpr int kPrefetchAhead = 64;
 
 #if defined(__AVX2__)
@@ -1305,18 +1329,17 @@ template <class Arch, class S, class D>
 #endif
 
 #if defined(__AVX512F__)
-// A 64-row x cn-column block of a 32-bit source (cn <= 16) quantized and converted to 8-bit
-// lanes, transposed: out[i] holds column i's 64 rows, one 64-byte dst row. The lanes are
-// converted in src order, before the transpose (the quantization is common), exactly as
-// store_from_f32 converts them: NaN to the type's NaN value and saturation by f32 min/max (vminps
-// and vmaxps return their second operand when the first is NaN), cvtps2dq rounding half to
-// even, and values below -2^31 (cvtps2dq's 0x80000000) to -128 by the saturating packs. Packing
-// four rows into one register and transposing 4-byte groups takes a quarter of the shuffles of
-// four 16x16 f32 transposes followed by four narrowing stores.
-template <class Arch, class S, class D>
-[[gnu::always_inline]] inline void convert_block64_to_bytes(const S* src, int64_t src_ld, int cn,
-                                                            const quant_lanes<Arch>& lanes,
-                                                            __m512i out[16]) {
+// Four rows x cn columns (cn <= 16) of a 32-bit source quantized and converted to 8-bit lanes,
+// packed into one register: dword k of 128-bit lane l holds column 4l + k of rows 0..3, byte j
+// row j. The lanes are converted in src order, before any transpose (the quantization is
+// common), exactly as store_from_f32 converts them: NaN to the type's NaN value and saturation by
+// f32 min/max (vminps and vmaxps return their second operand when the first is NaN), cvtps2dq
+// rounding half to even, and values below -2^31 (cvtps2dq's 0x80000000) to -128 by the
+// saturating packs. Packing four rows into one register and transposing 4-byte groups takes a
+// quarter of the shuffles of four 16x16 f32 transposes followed by four narrowing stores.
+template <class Arch, class S, class D, class Lanes>
+[[gnu::always_inline]] inline __m512i pack_row_quad_to_bytes(const S* src, int64_t src_ld, int cn,
+                                                             const Lanes& lanes) {
   static_assert(sizeof(S) == 4 && sizeof(D) == 1);
   constexpr bool kSigned = std::is_same_v<D, int8_t>;
   const __mmask16 m = static_cast<__mmask16>((1u << cn) - 1);
@@ -1326,37 +1349,45 @@ template <class Arch, class S, class D>
   // makes them 4 * column + row.
   const __m512i columns_of_rows = _mm512_broadcast_i32x4(
       _mm_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15));
-  __m512 groups[16];
-  for (int g = 0; g < 16; ++g) {
-    __m512i w[4];
-    for (int j = 0; j < 4; ++j) {
-      const float* row = reinterpret_cast<const float*>(src + (4 * g + j) * src_ld);
-      // To L2, not L1: 64 rows' lines in flight are more than L1's miss buffers hold. AMD Zen 4,
-      // f32 -> s8 nchw -> nhwc cold, medians of 9 interleaved: 1 thread 3241 -> 2303 us, 2
-      // threads 1673 -> 1185 (to L1 twice as far ahead: 2831 / 1502; to L2 twice as far: 2423).
-      _mm_prefetch(reinterpret_cast<const char*>(row + kPrefetchAhead), _MM_HINT_T1);
-      const __m512 bits = cn == 16 ? _mm512_loadu_ps(row) : _mm512_maskz_loadu_ps(m, row);
-      __m512 x = bits;
-      if constexpr (std::is_same_v<S, int32_t>) {
-        x = _mm512_cvtepi32_ps(_mm512_castps_si512(bits));  // rounds like a cast
-      }
-      x = lanes.apply(f32x<Arch>(x), static_cast<const D*>(nullptr));  // no sum: nothing read
-      if constexpr (!kSigned) x = _mm512_max_ps(x, zero);  // NaN -> 0
-      x = _mm512_min_ps(x, hi);                             // NaN -> 127 (s8)
-      w[j] = _mm512_cvtps_epi32(x);
+  __m512i w[4];
+  for (int j = 0; j < 4; ++j) {
+    const float* row = reinterpret_cast<const float*>(src + j * src_ld);
+    const __m512 bits = cn == 16 ? _mm512_loadu_ps(row) : _mm512_maskz_loadu_ps(m, row);
+    __m512 x = bits;
+    if constexpr (std::is_same_v<S, int32_t>) {
+      x = _mm512_cvtepi32_ps(_mm512_castps_si512(bits));  // rounds like a cast
     }
-    __m512i b;
-    if constexpr (kSigned) {
-      b = _mm512_packs_epi16(_mm512_packs_epi32(w[0], w[1]), _mm512_packs_epi32(w[2], w[3]));
-    } else {
-      b = _mm512_packus_epi16(_mm512_packus_epi32(w[0], w[1]), _mm512_packus_epi32(w[2], w[3]));
-    }
-    // Dword k of lane l: column 4l + k, rows 4g .. 4g + 3.
-    groups[g] = _mm512_castsi512_ps(_mm512_shuffle_epi8(b, columns_of_rows));
+    x = lanes.apply(f32x<Arch>(x), static_cast<const D*>(nullptr));  // no sum: nothing read
+    if constexpr (!kSigned) x = _mm512_max_ps(x, zero);  // NaN -> 0
+    x = _mm512_min_ps(x, hi);                             // NaN -> 127 (s8)
+    w[j] = _mm512_cvtps_epi32(x);
   }
+  __m512i b;
+  if constexpr (kSigned) {
+    b = _mm512_packs_epi16(_mm512_packs_epi32(w[0], w[1]), _mm512_packs_epi32(w[2], w[3]));
+  } else {
+    b = _mm512_packus_epi16(_mm512_packus_epi32(w[0], w[1]), _mm512_packus_epi32(w[2], w[3]));
+  }
+  return _mm512_shuffle_epi8(b, columns_of_rows);
+}
+
+// 16 packed row quads (rows 4g .. 4g + 3 in quads[g], pack_row_quad_to_bytes) transposed by
+// 4-byte groups: out[i] holds column i's 64 rows, one 64-byte dst row.
+[[gnu::always_inline]] inline void transpose_row_quads(const __m512i quads[16], __m512i out[16]) {
+  __m512 groups[16];
+  for (int g = 0; g < 16; ++g) groups[g] = _mm512_castsi512_ps(quads[g]);
   transpose_registers(groups);
   for (int i = 0; i < 16; ++i) out[i] = _mm512_castps_si512(groups[i]);
 }
+
+// A 64-row strip's columns are taken in chunks of kBytes64Chunk through a local block of packed
+// row quads, 16 rows (4 quads) at a time along the chunk; each load prefetches the line of the
+// next 16 rows at the same column to L2. Reading one line from each of the 64 rows in turn had
+// 64 read streams in flight, more than the hardware prefetcher follows; 16 rows along a chunk
+// read at the rate of a plain sequential read (a read-only loop over this src: 16 rows in step
+// 1.2 ms, 64 rows in step 2.9 ms, sequential 1.3 ms).
+constexpr int kBytes64Chunk = 256;  // 16 KB of block; 512 and 1024 measured no faster
+constexpr int kBytes64StepQuads = 4;
 
 // Writes 64-byte vectors to dst, dst + 64, dst + 128, ... as whole aligned cache lines when dst
 // is off a line by a multiple of 4 bytes: each line is the end of one vector and the start of the
@@ -1406,35 +1437,74 @@ class line_writer {
   int64_t n_ = 0;
 };
 
-// Rows [0, rows / 64 * 64) of an 8-bit destination, 64 at a time (convert_block64_to_bytes).
+// 64 rows x cols of a 32-bit source converted to 8-bit lanes and transposed, in chunks of
+// kBytes64Chunk columns through a local byte block; emit(c0, cn, out) receives the 64-byte dst
+// rows of columns c0 .. c0 + cn - 1 in column order.
+template <class Arch, class S, class D, class Lanes, class Emit>
+void convert_strip64_to_bytes(const S* src, int64_t src_ld, int64_t cols, const Lanes& lanes,
+                              const Emit& emit) {
+  __m512i block[kBytes64Chunk / 16][16];  // [16-column group][row quad]
+  __m512i out[16];
+  for (int64_t k0 = 0; k0 < cols; k0 += kBytes64Chunk) {
+    const int kn = static_cast<int>(std::min<int64_t>(kBytes64Chunk, cols - k0));
+    const int groups = (kn + 15) / 16;
+    for (int g0 = 0; g0 < 16; g0 += kBytes64StepQuads) {
+      // The next 16 rows: of this chunk, or the first of the next one after the last.
+      const int64_t next_k0 = g0 + kBytes64StepQuads < 16 ? k0 : k0 + kBytes64Chunk;
+      const S* next =
+          next_k0 < cols ? src + 4 * ((g0 + kBytes64StepQuads) % 16) * src_ld + next_k0 : nullptr;
+      for (int q = 0; q < groups; ++q) {
+        const bool fetch = next != nullptr && next_k0 + 16 * q < cols;
+        for (int g = g0; g < g0 + kBytes64StepQuads; ++g) {
+          if (fetch) {
+            for (int j = 0; j < 4; ++j) {
+              const S* line = next + (4 * (g - g0) + j) * src_ld + 16 * q;
+              _mm_prefetch(reinterpret_cast<const char*>(line), _MM_HINT_T1);
+            }
+          }
+          block[q][g] = pack_row_quad_to_bytes<Arch, S, D>(src + 4 * g * src_ld + k0 + 16 * q,
+                                                           src_ld, std::min(16, kn - 16 * q),
+                                                           lanes);
+        }
+      }
+    }
+    for (int q = 0; q < groups; ++q) {
+      transpose_row_quads(block[q], out);
+      emit(k0 + 16 * q, std::min(16, kn - 16 * q), out);
+    }
+  }
+}
+
+// Rows [0, rows / 64 * 64) of an 8-bit destination, 64 at a time (convert_strip64_to_bytes).
 // contiguous: the dst rows of the strip's columns follow each other (64 rows, ld 64: nchw ->
 // nhwc with 64 channels), written through line_writer.
-template <class Arch, class S, class D, class ColumnsAt>
+template <class Arch, class S, class D, class ColumnsAt, class Lanes>
 void transpose_convert_bytes64(const S* src, int64_t src_ld, D* dst, const ColumnsAt& columns_at,
-                               int64_t rows, int64_t cols, const quant_lanes<Arch>& lanes,
-                               bool contiguous, bool stream) {
-  __m512i out[16];
+                               int64_t rows, int64_t cols, const Lanes& lanes, bool contiguous,
+                               bool stream) {
   if (contiguous && line_writer::fits(dst)) {
     line_writer w(reinterpret_cast<unsigned char*>(dst), stream);
-    for (int64_t c0 = 0; c0 < cols; c0 += 16) {
-      const int cn = static_cast<int>(std::min<int64_t>(16, cols - c0));
-      convert_block64_to_bytes<Arch, S, D>(src + c0, src_ld, cn, lanes, out);
-      for (int i = 0; i < cn; ++i) w.push(out[i]);
-    }
+    convert_strip64_to_bytes<Arch, S, D>(src, src_ld, cols, lanes,
+                                         [&](int64_t, int cn, const __m512i* out) {
+                                           for (int i = 0; i < cn; ++i) w.push(out[i]);
+                                         });
     w.finish();
   } else {
     for (int64_t r0 = 0; r0 + 64 <= rows; r0 += 64) {
-      for (int64_t c0 = 0; c0 < cols; c0 += 16) {
-        const int cn = static_cast<int>(std::min<int64_t>(16, cols - c0));
-        const auto col = columns_at(c0, cn);
-        convert_block64_to_bytes<Arch, S, D>(src + r0 * src_ld + c0, src_ld, cn, lanes, out);
-        D* d = dst + r0;
-        if (stream && col.all_aligned64(d, cn)) {
-          for (int i = 0; i < cn; ++i) _mm512_stream_si512(reinterpret_cast<void*>(d + col(i)), out[i]);
-        } else {
-          for (int i = 0; i < cn; ++i) _mm512_storeu_si512(reinterpret_cast<void*>(d + col(i)), out[i]);
-        }
-      }
+      D* d = dst + r0;
+      convert_strip64_to_bytes<Arch, S, D>(
+          src + r0 * src_ld, src_ld, cols, lanes, [&](int64_t c0, int cn, const __m512i* out) {
+            const auto col = columns_at(c0, cn);
+            if (stream && col.all_aligned64(d, cn)) {
+              for (int i = 0; i < cn; ++i) {
+                _mm512_stream_si512(reinterpret_cast<void*>(d + col(i)), out[i]);
+              }
+            } else {
+              for (int i = 0; i < cn; ++i) {
+                _mm512_storeu_si512(reinterpret_cast<void*>(d + col(i)), out[i]);
+              }
+            }
+          });
     }
   }
   if (stream) _mm_sfence();  // streamed stores visible before the task ends
@@ -1449,9 +1519,14 @@ void transpose_convert_tiles(const S* src, int64_t src_ld, D* dst, const Columns
   if constexpr (sizeof(D) == 1) {
     // 8-bit rows are 16 bytes per 16x16 tile: whole 64-byte rows from 64-row blocks instead.
     // Not with the sum post-op (it reads dst in dst order).
+    // The attributes' steps chosen once (run_lanes), not tested per vector: those tests were
+    // most of this loop's instructions.
     if (!q.has_sum && rows >= 64) {
-      transpose_convert_bytes64<Arch>(src, src_ld, dst, columns_at, rows, cols, lanes,
-                                      contiguous && rows == 64 && pad_rows == 64, stream);
+      with_run_quant(q, [&](auto kind) {
+        transpose_convert_bytes64<Arch>(src, src_ld, dst, columns_at, rows, cols,
+                                        run_lanes<Arch, decltype(kind)::value>{lanes},
+                                        contiguous && rows == 64 && pad_rows == 64, stream);
+      });
       first_row = rows / 64 * 64;
     }
   }
