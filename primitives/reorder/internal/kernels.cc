@@ -217,6 +217,17 @@ strip_tasks split_into_tasks(const plan& p, const transpose_box& tb) {
       outer * ((cols + kBandCols - 1) / kBandCols) >= num_threads()) {
     st.cols_per_task = std::max(st.cols_per_task, kBandCols);
   }
+  if (p.byte_blocks64 && nb.size >= 64) {
+    // 8-bit dst in 64-row byte blocks (AVX-512's convert_strip64_to_bytes): each strip's first
+    // 16 rows start without their lines prefetched, so strips of up to kByteStripCols columns
+    // while that leaves kTasksPerThread tasks per thread. f32 -> s8 nchw -> nhwc 32x64x56x56
+    // cold (3136 columns), medians of 9 interleaved: 1 thread 2165 -> 2042 us, 2 threads 1409
+    // -> 1295. Not AVX2's 32-row blocks: 2686 -> 2894 and 1546 -> 1725 there.
+    constexpr int64_t kByteStripCols = 4096, kTasksPerThread = 4;
+    if (outer * ((cols + kByteStripCols - 1) / kByteStripCols) >= kTasksPerThread * num_threads()) {
+      st.cols_per_task = std::max(st.cols_per_task, kByteStripCols);
+    }
+  }
   if (tb.ng.size > 1) st.cols_per_task = (st.cols_per_task + na.size - 1) / na.size * na.size;
   st.col_tasks = (cols + st.cols_per_task - 1) / st.cols_per_task;
   st.tasks = outer * st.col_tasks;
@@ -508,6 +519,8 @@ absl::Status accept_transpose(plan& p, const vector_kernels* vk) {
           "no vector conversion ", name_of(p.src.dt()), " -> ", name_of(p.dst.dt())));
     }
     p.transpose_convert = vk->find_transpose_convert(p.src.dt(), p.dst.dt());
+    p.byte_blocks64 = p.transpose_convert != nullptr && vk->transpose_tile() == 16 &&
+                      bytes_of(p.dst.dt()) == 1 && !p.attr.sum;
   }
   p.transpose_boxes = std::move(boxes);
   p.run_writes_padding = fused;
