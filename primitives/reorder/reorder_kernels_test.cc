@@ -249,9 +249,9 @@ TEST(ReorderKernels, ByteDestinationsFrom64RowBlocksMatchReference) {
   // the transpose, one 64-byte row per column. 64 channels (rows back to back: whole lines,
   // shifted when dst is off a line by a multiple of 4 bytes, plain stores otherwise), 128 (two
   // blocks, rows 128 bytes apart), 80 and 70 (a block, then 16-row tiles for the rest); 35
-  // pixels (a partial last tile), 400 (two strips), 323 and 279 (past a 256-column chunk of the
-  // local byte block, ending in a partial 16-column group); common attributes, the sum post-op
-  // (which keeps the 16-row tiles), random and probe values.
+  // pixels (a partial last tile), 400 (two strips), 323 and 279 (ending in a partial 16-column
+  // group of the local byte block); common attributes, the sum post-op (which keeps the 16-row
+  // tiles), random and probe values.
   std::vector<primitive_attr> attrs = common_transpose_attrs();
   {
     primitive_attr zp = scales(0, 0);
@@ -390,7 +390,11 @@ TEST(ReorderKernels, LargeByteDestinationsWithStreamingStoresMatchReference) {
   reorder_case apart{md({4, 128, 128, 128}, data_type::f32, "nchw"),
                      md({4, 128, 128, 128}, data_type::u8, "nhwc")};
   apart.dst_misalign = 0;
-  for (const reorder_case& c : {back_to_back, apart}) {
+  // And 32 planes of 1517 pixels: one whole-plane strip per task (wide byte strips), taken as a
+  // 1024-column chunk of the local block and a partial one of 493 (30 groups and 13 columns).
+  reorder_case wide{md({32, 64, 37, 41}, data_type::f32, "nchw"),
+                    md({32, 64, 37, 41}, data_type::s8, "nhwc")};
+  for (const reorder_case& c : {back_to_back, apart, wide}) {
     case_result r = run_case(c, "xsimd:avx512bw:transpose");
     if (!r.accepted) GTEST_SKIP() << "no AVX-512 on this machine";
     ASSERT_EQ(r.mismatch, "") << describe(c);

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <vector>
 
 #include "tessera/simd/select.h"
 #include "xsimd/xsimd.hpp"
@@ -1381,12 +1382,15 @@ template <class Arch, class S, class D, class Lanes>
 }
 
 // A 64-row strip's columns are taken in chunks of kBytes64Chunk through a local block of packed
-// row quads, 16 rows (4 quads) at a time along the chunk; each load prefetches the line of the
-// next 16 rows at the same column to L2. Reading one line from each of the 64 rows in turn had
-// 64 read streams in flight, more than the hardware prefetcher follows; 16 rows along a chunk
-// read at the rate of a plain sequential read (a read-only loop over this src: 16 rows in step
-// 1.2 ms, 64 rows in step 2.9 ms, sequential 1.3 ms).
-constexpr int kBytes64Chunk = 256;  // 16 KB of block; 512 and 1024 measured no faster
+// row quads (64 KB), 16 rows (4 quads) at a time along the chunk; each load prefetches the line
+// of the next 16 rows at the same column to L2. Reading one line from each of the 64 rows in
+// turn had 64 read streams in flight, more than the hardware prefetcher follows; 16 rows along
+// a chunk read at the rate of a plain sequential read (a read-only loop over this src: 16 rows
+// in step 1.2 ms, 64 rows in step 2.9 ms, sequential 1.3 ms). Chunks of 1024 columns rather
+// than 256 (4 KB runs of each row, not 1 KB): f32 -> s8 nchw -> nhwc cold, medians of 9-12
+// interleaved in two runs, 1 thread 2363 -> 2090 and 2486 -> 2085 us, 2 threads 1459 -> 1290
+// and 1716 -> 1542.
+constexpr int kBytes64Chunk = 1024;
 constexpr int kBytes64StepQuads = 4;
 
 // Writes 64-byte vectors to dst, dst + 64, dst + 128, ... as whole aligned cache lines when dst
@@ -1443,7 +1447,9 @@ class line_writer {
 template <class Arch, class S, class D, class Lanes, class Emit>
 void convert_strip64_to_bytes(const S* src, int64_t src_ld, int64_t cols, const Lanes& lanes,
                               const Emit& emit) {
-  __m512i block[kBytes64Chunk / 16][16];  // [16-column group][row quad]
+  // [16-column group][row quad]; per thread, not on the stack (run_transpose's scratch is).
+  thread_local std::vector<__m512i> storage(kBytes64Chunk);
+  auto* block = reinterpret_cast<__m512i(*)[16]>(storage.data());
   __m512i out[16];
   for (int64_t k0 = 0; k0 < cols; k0 += kBytes64Chunk) {
     const int kn = static_cast<int>(std::min<int64_t>(kBytes64Chunk, cols - k0));
