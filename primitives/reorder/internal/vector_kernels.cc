@@ -1578,7 +1578,7 @@ void transpose_convert(const void* src, int64_t src_ld, void* dst, const dst_col
 
 // A 32-row x 8-column block of a 32-bit source quantized and converted to 8-bit lanes in src
 // order (the quantization is common), then transposed: out[i] holds column i's 32 rows, one
-// 32-byte dst row. The conversion is AVX-512's convert_block64_to_bytes on 8 lanes: min/max
+// 32-byte dst row. The conversion is AVX-512's pack_row_quad_to_bytes on 8 lanes: min/max
 // against the bounds (NaN -> the bound), cvtps2dq (half to even), the saturating packs taking
 // what is below -2^31 to -128.
 template <class Arch, class S, class D>
