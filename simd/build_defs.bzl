@@ -33,7 +33,12 @@ def _per_isa_library(name, arch, copts, src, hdrs, include_prefix, deps, visibil
         srcs = [src],
         hdrs = hdrs,
         include_prefix = include_prefix,
-        copts = copts,
+        # -O2 in fastbuild too: xsimd at -O0 calls a function per vector operation, about 50x
+        # slower, and the kernel tests then take minutes (dbg keeps its -O0 for debugging).
+        copts = copts + select({
+            "//bazel:fastbuild": ["-O2"],
+            "//conditions:default": [],
+        }),
         local_defines = ["TESSERA_SIMD_ARCH=" + arch],
         deps = deps + ["//simd:vector"],
         visibility = visibility,
