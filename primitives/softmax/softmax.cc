@@ -286,12 +286,12 @@ const void* at_offset0(const void* p, const memory_desc& md) {
 // each started when the one before has finished on every part.
 void run_split_group(const plan& pl, softmax_internal::kernel_args& k) {
   const dim_t entries = k.split.parts * k.strided.lanes;
-  std::vector<float> ranges_and_counts(static_cast<size_t>(3 * entries));
-  std::vector<double> sums(static_cast<size_t>(entries));
-  k.split.max = ranges_and_counts.data();
+  std::vector<float> ranges(static_cast<size_t>(2 * entries));
+  std::vector<double> counts_and_sums(static_cast<size_t>(2 * entries));
+  k.split.max = ranges.data();
   k.split.min = k.split.max + entries;
-  k.split.count = k.split.min + entries;
-  k.split.rest = sums.data();
+  k.split.count = counts_and_sums.data();
+  k.split.rest = k.split.count + entries;
   for (int phase = 0; phase < 3; ++phase) {
     k.split.phase = phase;
     parallel_for(k.split.parts, 1, [&](int64_t b, int64_t e) { pl.fn(k, b, e); });

@@ -12,6 +12,7 @@
 //                  subtraction in the formula can cancel, so no relative bound exists)
 //   backward bf16/f16 output: the f32 bound + ulp(r)/2.
 // The largest error seen per kernel and type is printed (in units of the bound's eps).
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <iterator>
@@ -930,6 +931,66 @@ TEST(SoftmaxAccuracy, StridedLeftoverLanesAlongALongAxis) {
       }
     }
     EXPECT_EQ(failures, 0) << fwd->impl_name();
+  }
+  EXPECT_GT(runs, 0);
+}
+
+// A lane's count of maxima beyond 2^24: logsoftmax of all-equal values along a strided axis of
+// 1.5 * 2^24 is -log(1.5 * 2^24) everywhere. Counts kept in f32 stop at 2^24 (2^24 + 1 rounds back
+// to it), which gave -log(2^24): 0.41 too high. One group of 3 lanes (the plan splits it along the
+// axis: the parts' counts are merged) and two groups (each taken whole). In place, to halve the
+// memory (600 MB). Vector kernels only (the reference kernel would take minutes in fastbuild).
+TEST(SoftmaxAccuracy, LogsoftmaxCountsMoreThan2To24MaximaPerLane) {
+  const dim_t len = dim_t{3} << 23, lanes = 3;
+  const double expected = -std::log(static_cast<double>(len));
+  for (const std::vector<dim_t>& dims :
+       {std::vector<dim_t>{len, lanes}, std::vector<dim_t>{2, len, lanes}}) {
+    const int axis = dims.size() == 2 ? 0 : 1;
+    const memory_desc md = plain(dims, data_type::f32);
+    std::vector<float> data(static_cast<size_t>(md.nelems()));
+    int runs = 0;
+    for (const std::string& filter : kernel_filters()) {
+      if (filter == "ref") continue;
+      auto fwd = softmax_forward::create(softmax_alg::logsoftmax, md, md, axis, {}, {filter});
+      ASSERT_TRUE(fwd.ok()) << fwd.status();
+      ++runs;
+      std::fill(data.begin(), data.end(), 0.f);
+      ASSERT_TRUE(fwd->execute({{arg::src, {md, data.data()}}, {arg::dst, {md, data.data()}}}).ok());
+      size_t failures = 0;
+      for (size_t i = 0; i < data.size(); ++i) {
+        const double units = std::fabs(data[i] - expected) / (kEps * std::fabs(expected));
+        if (!(units <= 4) && failures++ == 0) {
+          ADD_FAILURE() << fwd->impl_name() << " rank " << dims.size() << " element " << i
+                        << ": expected " << expected << " got " << data[i];
+        }
+      }
+      EXPECT_EQ(failures, 0u) << fwd->impl_name();
+    }
+    EXPECT_GT(runs, 0);
+  }
+}
+
+// The dense kernels count logsoftmax's maxima per vector lane too: one all-equal row of
+// 1.5 * 2^28 elements gives -log(1.5 * 2^28) everywhere. With f32 counts each of avx512bw's 16
+// lanes stopped at 2^24, the total at 2^28, and the result was 0.41 too high. (Softmax sums the
+// maxima's exps with the others, in f64.) In place (1.6 GB); vector kernels only.
+TEST(SoftmaxAccuracy, DenseRowOfMoreThan2To24MaximaPerLane) {
+  const dim_t len = dim_t{3} << 27;
+  const double expected = -std::log(static_cast<double>(len));
+  const memory_desc md = plain({1, len}, data_type::f32);
+  std::vector<float> data(static_cast<size_t>(len));
+  int runs = 0;
+  for (const std::string& filter : kernel_filters()) {
+    if (filter == "ref") continue;
+    auto fwd = softmax_forward::create(softmax_alg::logsoftmax, md, md, 1, {}, {filter});
+    ASSERT_TRUE(fwd.ok()) << fwd.status();
+    ++runs;
+    std::fill(data.begin(), data.end(), 0.f);
+    ASSERT_TRUE(fwd->execute({{arg::src, {md, data.data()}}, {arg::dst, {md, data.data()}}}).ok());
+    const auto [lo, hi] = std::minmax_element(data.begin(), data.end());
+    const double bound = 4 * kEps * std::fabs(expected);
+    EXPECT_LE(std::fabs(*lo - expected), bound) << fwd->impl_name() << " " << *lo;
+    EXPECT_LE(std::fabs(*hi - expected), bound) << fwd->impl_name() << " " << *hi;
   }
   EXPECT_GT(runs, 0);
 }

@@ -125,9 +125,9 @@ void forward_interleaved(const kernel_args& k, dim_t base, dim_t part_begin = 0,
       }
     }
     double rest[W];
-    alignas(64) float count[W];
+    double count[W];
     acc.rest.lanes(rest);
-    acc.count.store_aligned(count);
+    acc.count.lanes(count);
     for (int j = 0; j < lanes; ++j) {
       t[j] = {0, 0};
       for (int c = j; c < W; c += lanes) {
@@ -211,7 +211,7 @@ void forward_interleaved(const kernel_args& k, dim_t base, dim_t part_begin = 0,
       with_exp(m, [&](auto&& exp_of) { sums_of(exp_of, e0, e1, m, t); });
       for (int j = 0; j < lanes; ++j) {
         split.rest[p * lanes + j] = t[j].rest;
-        split.count[p * lanes + j] = static_cast<float>(t[j].count);  // whole numbers below 2^24
+        split.count[p * lanes + j] = t[j].count;
       }
     }
     return;
@@ -328,8 +328,7 @@ void sweep_lane_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int
   // roundings), widened to f64 once per four steps. logsoftmax counts the maxima apart
   // (split_sum in kernel_math.h).
   wide_sum<A> rest[NV];
-  F count[NV];
-  for (int v = 0; v < NV; ++v) count[v] = F(0.f);
+  max_count<A> count[NV];
   // exp_of(v, x): exp(x - m[v]), or the lanes_exp's exp(x - s), s per lane at or near its max
   // (nearby); a compile-time choice,
   // one loop each.
@@ -347,7 +346,7 @@ void sweep_lane_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int
         const F e = exp_of(v, x[v]);
         if constexpr (kLog) {
           const auto at_max = x[v] == m[v];
-          count[v] = count[v] + ::tessera::simd::select(at_max, F(1.f), F(0.f));
+          count[v].add(at_max);
           r[v] = ::tessera::simd::select(at_max, F(0.f), e);
         } else {
           r[v] = e;
@@ -389,7 +388,7 @@ void sweep_lane_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int
   // each lane's sum of the non-maximal exps and (logsoftmax) count of maxima.
   F scale[NV];
   typename F::batch_bool_type all_minus_inf[NV];
-  auto set_scale = [&](int v, const double* lane_rest, const float* lane_count)
+  auto set_scale = [&](int v, const double* lane_rest, const double* lane_count)
                        __attribute__((always_inline)) {
     alignas(64) float t[W];
     for (int i = 0; i < W; ++i) {
@@ -433,9 +432,9 @@ void sweep_lane_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int
     sum_chosen_exps(0, len);
     for (int v = 0; v < NV; ++v) {
       double lane_rest[W];
-      alignas(64) float lane_count[W];
+      double lane_count[W];
       rest[v].lanes(lane_rest);
-      if constexpr (kLog) count[v].store_aligned(lane_count);
+      if constexpr (kLog) count[v].lanes(lane_count);
       set_scale(v, lane_rest, lane_count);
     }
     normalise_as_chosen(0, len);
@@ -476,13 +475,17 @@ void sweep_lane_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int
   choose_exp();
   if (split.phase == 1) {
     for_each_part([&](dim_t part, dim_t a0, dim_t a1) __attribute__((always_inline)) {
-      for (int v = 0; v < NV; ++v) rest[v] = {}, count[v] = F(0.f);
+      for (int v = 0; v < NV; ++v) rest[v] = {}, count[v] = {};
       sum_chosen_exps(a0, a1);
       for (int v = 0; v < NV; ++v) {
         double lane_rest[W];
         rest[v].lanes(lane_rest);
         std::copy_n(lane_rest, used, split.rest + parts.at(part, off[v]));
-        if constexpr (kLog) store(split.count + parts.at(part, 0), v, count[v]);
+        if constexpr (kLog) {
+          double lane_count[W];
+          count[v].lanes(lane_count);
+          std::copy_n(lane_count, used, split.count + parts.at(part, off[v]));
+        }
       }
     });
     return;
@@ -490,12 +493,12 @@ void sweep_lane_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int
   for (int v = 0; v < NV; ++v) {
     // Lanes past `used` get a sum of 1: their results are never stored.
     double lane_rest[W];
-    alignas(64) float lane_count[W];
+    double lane_count[W];
     std::fill_n(lane_rest, W, 1.0);
-    std::fill_n(lane_count, W, 1.f);
+    std::fill_n(lane_count, W, 1.0);
     for (int i = 0; i < used; ++i) {
       double r = 0;
-      float c = 0.f;  // whole numbers below 2^24: exact
+      double c = 0;
       for (dim_t q = 0; q < split.parts; ++q) {
         r += split.rest[parts.at(q, off[v]) + i];
         if constexpr (kLog) c += split.count[parts.at(q, off[v]) + i];

@@ -67,7 +67,7 @@ struct axis_split {
   int phase = 0;
   float* max = nullptr;
   float* min = nullptr;
-  float* count = nullptr;  // logsoftmax's count of elements equal to the max
+  double* count = nullptr;  // logsoftmax's count of elements equal to the max
   double* rest = nullptr;  // the sum of the other exps (softmax: of all of them)
 };
 

@@ -184,16 +184,45 @@ struct wide_sum {
   }
 };
 
+// Per-lane counts of maxima, in int32 lanes: exact up to 2^31 per lane. f32 lanes were exact
+// only up to 2^24 (2^24 + 1 rounds back to 2^24): logsoftmax along a strided axis longer than
+// that, or any dense row of more than 2^24 W equal maxima, was counted short.
+template <class A>
+struct max_count {
+  using I = xsimd::batch<int32_t, A>;
+  I n = I(0);
+  // A float blend of integer 1's bits (no arithmetic on them), added as integers: the same two
+  // vector operations as an f32 count.
+  void add(typename vf<A>::batch_bool_type at_max) {
+    const vf<A> one_bits = xsimd::bitwise_cast<vf<A>>(I(1));
+    n = n + xsimd::bitwise_cast<I>(::tessera::simd::select(at_max, one_bits, vf<A>(0.f)));
+  }
+  // Per-lane counts, lane order.
+  void lanes(double* out) const {
+    alignas(64) int32_t c[kWidth<A>];
+    n.store_aligned(c);
+    for (int i = 0; i < kWidth<A>; ++i) out[i] = c[i];
+  }
+  // The sum of all lanes, exact: each lane's 16-bit halves are exact in f32, and their sums in
+  // f64.
+  double total() const {
+    vd<A> hi0, hi1, lo0, lo1;
+    widen<A>(xsimd::to_float(n >> 16), hi0, hi1);
+    widen<A>(xsimd::to_float(n & I(0xFFFF)), lo0, lo1);
+    return xsimd::hadd((hi0 + hi1) * vd<A>(65536.0) + (lo0 + lo1));
+  }
+};
+
 // The row sum split as (number of elements equal to the max) + (sum of the other exps): each
 // max contributes exp(0) = 1 exactly, and keeping the rest apart lets logsoftmax take
 // log(count) + log1p(rest / count) without losing `rest` next to the 1s, even in f64.
 template <class A>
 struct split_sum {
   wide_sum<A> rest;
-  vf<A> count = vf<A>(0.f);
+  max_count<A> count;
   void add(vf<A> x, vf<A> m, vf<A> e) {
     const auto at_max = x == m;
-    count = count + ::tessera::simd::select(at_max, vf<A>(1.f), vf<A>(0.f));
+    count.add(at_max);
     rest.add(::tessera::simd::select(at_max, vf<A>(0.f), e));
   }
   // Four vectors at once: their f32 pairwise sum (two roundings of terms <= 1) is widened once.
@@ -201,7 +230,7 @@ struct split_sum {
     vf<A> r[4];
     for (int j = 0; j < 4; ++j) {
       const auto at_max = x[j] == m;
-      count = count + ::tessera::simd::select(at_max, vf<A>(1.f), vf<A>(0.f));
+      count.add(at_max);
       r[j] = ::tessera::simd::select(at_max, vf<A>(0.f), e[j]);
     }
     rest.add((r[0] + r[1]) + (r[2] + r[3]));
@@ -220,13 +249,10 @@ struct row_total {
 };
 
 // One row's split_sum: the f64 halves added lane-wise, then across lanes by xsimd::hadd (a
-// shuffle tree, not a chain of W scalar additions). The counts are widened first: exact in f64
-// however long the row.
+// shuffle tree, not a chain of W scalar additions). The count is exact (max_count::total).
 template <class A>
 row_total reduce(const split_sum<A>& k) {
-  vd<A> count_lo, count_hi;
-  widen<A>(k.count, count_lo, count_hi);
-  return {xsimd::hadd(count_lo + count_hi), xsimd::hadd(k.rest.lo + k.rest.hi)};
+  return {k.count.total(), xsimd::hadd(k.rest.lo + k.rest.hi)};
 }
 
 // Plain sum of all lanes (backward).
