@@ -123,6 +123,28 @@ TEST(Softmax, InPlaceEqualsOutOfPlace) {
 // result must not: diff_src at every 4-byte offset within a line (rows of 1000, 32 bytes off a
 // line every other row, and of 37, 7 and 16) gives the bits of diff_src on a line, softmax and
 // logsoftmax, with the elements around the tensor untouched.
+// An axis longer than the vector kernels' int32 counts of maxima goes to the reference kernel
+// (logsoftmax forward only: nothing else counts). Creation only: nothing is allocated.
+TEST(Softmax, LogsoftmaxAxisBeyondInt32CountsTakesTheReference) {
+  const std::string isa(simd::name_of(simd::max_isa()));
+  const dim_t longest = (dim_t{1} << 31) - 1;
+  for (dim_t len : {longest, longest + 1}) {
+    const memory_desc md = plain({1, len}, data_type::f32);
+    auto log = softmax_forward::create(softmax_alg::logsoftmax, md, md, 1);
+    ASSERT_TRUE(log.ok()) << log.status();
+    EXPECT_EQ(log->impl_name(), len == longest ? "xsimd:" + isa + ":dense" : "ref:any:scalar");
+    auto soft = softmax_forward::create(softmax_alg::softmax, md, md, 1);
+    ASSERT_TRUE(soft.ok()) << soft.status();
+    EXPECT_EQ(soft->impl_name(), "xsimd:" + isa + ":dense");
+  }
+  // The refusal is named when the vector kernel is asked for.
+  const memory_desc md = plain({1, longest + 1}, data_type::f32);
+  auto forced = softmax_forward::create(softmax_alg::logsoftmax, md, md, 1, {}, {"xsimd"});
+  ASSERT_FALSE(forced.ok());
+  EXPECT_NE(forced.status().message().find("2147483648 is above 2^31 - 1"), std::string::npos)
+      << forced.status();
+}
+
 TEST(Softmax, BackwardDiffSrcPlacementDoesNotChangeTheBits) {
   for (const std::string& filter : softmax_test::kernel_filters()) {
     for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::logsoftmax}) {

@@ -1,6 +1,7 @@
 #include "tessera/primitives/softmax/internal/plan.h"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 #include "absl/strings/str_cat.h"
@@ -35,6 +36,10 @@ const simd::kernel_table<backward_selector>& backward_strided_table() {
 }
 
 constexpr const char* kRefName = "ref:any:scalar";
+
+// The longest axis the vector kernels' logsoftmax takes: they count the maxima of each lane in
+// int32 (kernel_math.h: max_count), and a lane counts at most one element per axis step.
+constexpr dim_t kMaxCountedAxis = std::numeric_limits<int32_t>::max();
 
 // The tensors a kernel reads and writes.
 std::vector<const memory_desc*> tensors(const problem& p) {
@@ -194,6 +199,10 @@ absl::StatusOr<plan> make_plan(const problem& prob, const softmax_options& optio
         why = kind == kernel_kind::dense ? "the axis is dense" : "the axis is not dense";
       } else if (has_scales(prob.attr)) {
         why = "scales are computed by the reference kernel only";
+      } else if (prob.dir == direction::forward && prob.alg == softmax_alg::logsoftmax &&
+                 prob.in0.dims()[prob.axis] > kMaxCountedAxis) {
+        why = absl::StrCat("logsoftmax counts each lane's maxima in int32: the axis length ",
+                           prob.in0.dims()[prob.axis], " is above 2^31 - 1");
       } else if (prob.dir == direction::forward) {
         const auto& table = k == kernel_kind::dense ? forward_dense_table() : forward_strided_table();
         fn = table.select(isa).fn(prob.in0.dt(), prob.out.dt());
