@@ -897,6 +897,42 @@ TEST(SoftmaxAccuracy, StridedSingleGroupSplitAlongTheAxis) {
   }
 }
 
+// Calls check(fwd) with a forward primitive of each vector kernel (not the reference kernel) for
+// (alg, md, axis); each must accept the problem, and at least one must exist.
+template <class Check>
+void for_each_vector_kernel(softmax_alg alg, const memory_desc& md, int axis, Check check) {
+  int runs = 0;
+  for (const std::string& filter : kernel_filters()) {
+    if (filter == "ref") continue;
+    auto fwd = softmax_forward::create(alg, md, md, axis, {}, {filter});
+    ASSERT_TRUE(fwd.ok()) << fwd.status();
+    ++runs;
+    check(*fwd);
+  }
+  EXPECT_GT(runs, 0);
+}
+
+// Logsoftmax of all-equal values (zeros) along `axis`, in place, on every vector kernel: each
+// element must be -log(axis length) within 4 eps.
+void expect_logsoftmax_of_zeros(const std::vector<dim_t>& dims, int axis) {
+  const double expected = -std::log(static_cast<double>(dims[axis]));
+  const memory_desc md = plain(dims, data_type::f32);
+  std::vector<float> data(static_cast<size_t>(md.nelems()));
+  for_each_vector_kernel(softmax_alg::logsoftmax, md, axis, [&](const softmax_forward& fwd) {
+    std::fill(data.begin(), data.end(), 0.f);
+    ASSERT_TRUE(fwd.execute({{arg::src, {md, data.data()}}, {arg::dst, {md, data.data()}}}).ok());
+    size_t failures = 0;
+    for (size_t i = 0; i < data.size(); ++i) {
+      const double units = std::fabs(data[i] - expected) / (kEps * std::fabs(expected));
+      if (!(units <= 4) && failures++ == 0) {
+        ADD_FAILURE() << fwd.impl_name() << " rank " << dims.size() << " element " << i
+                      << ": expected " << expected << " got " << data[i];
+      }
+    }
+    EXPECT_EQ(failures, 0u) << fwd.impl_name();
+  });
+}
+
 // Leftover lanes whose dense-row copy would be larger than the strided kernel's scratch limit
 // (2^20 elements) take a vector instead: 4 leftover lanes (20 = 16 + 4) along an axis of
 // 2^18 + 1. Vector kernels only, against a per-lane f64 softmax computed here (the reference
@@ -915,24 +951,18 @@ TEST(SoftmaxAccuracy, StridedLeftoverLanesAlongALongAxis) {
     for (dim_t a = 0; a < len; ++a) sum += std::exp(src[a * lanes + j] - m);
     for (dim_t a = 0; a < len; ++a) exact[a * lanes + j] = std::exp(src[a * lanes + j] - m) / sum;
   }
-  int runs = 0;
-  for (const std::string& filter : kernel_filters()) {
-    if (filter == "ref") continue;
-    auto fwd = softmax_forward::create(softmax_alg::softmax, md, md, 0, {}, {filter});
-    ASSERT_TRUE(fwd.ok()) << fwd.status();
-    ++runs;
-    ASSERT_TRUE(fwd->execute({{arg::src, {md, src.data()}}, {arg::dst, {md, dst.data()}}}).ok());
+  for_each_vector_kernel(softmax_alg::softmax, md, 0, [&](const softmax_forward& fwd) {
+    ASSERT_TRUE(fwd.execute({{arg::src, {md, src.data()}}, {arg::dst, {md, dst.data()}}}).ok());
     int failures = 0;
     for (size_t i = 0; i < exact.size(); ++i) {
       const double units = std::fabs(dst[i] - exact[i]) / (kEps * exact[i] + kDenormFloor);
       if (!(units <= 4) && failures++ == 0) {
-        ADD_FAILURE() << fwd->impl_name() << " element " << i << ": exact " << exact[i] << " got "
+        ADD_FAILURE() << fwd.impl_name() << " element " << i << ": exact " << exact[i] << " got "
                       << dst[i] << " (" << units << " units)";
       }
     }
-    EXPECT_EQ(failures, 0) << fwd->impl_name();
-  }
-  EXPECT_GT(runs, 0);
+    EXPECT_EQ(failures, 0) << fwd.impl_name();
+  });
 }
 
 // A lane's count of maxima beyond 2^24: logsoftmax of all-equal values along a strided axis of
@@ -942,32 +972,8 @@ TEST(SoftmaxAccuracy, StridedLeftoverLanesAlongALongAxis) {
 // memory (600 MB). Vector kernels only (the reference kernel would take minutes in fastbuild).
 TEST(SoftmaxAccuracy, LogsoftmaxCountsMoreThan2To24MaximaPerLane) {
   const dim_t len = dim_t{3} << 23, lanes = 3;
-  const double expected = -std::log(static_cast<double>(len));
-  for (const std::vector<dim_t>& dims :
-       {std::vector<dim_t>{len, lanes}, std::vector<dim_t>{2, len, lanes}}) {
-    const int axis = dims.size() == 2 ? 0 : 1;
-    const memory_desc md = plain(dims, data_type::f32);
-    std::vector<float> data(static_cast<size_t>(md.nelems()));
-    int runs = 0;
-    for (const std::string& filter : kernel_filters()) {
-      if (filter == "ref") continue;
-      auto fwd = softmax_forward::create(softmax_alg::logsoftmax, md, md, axis, {}, {filter});
-      ASSERT_TRUE(fwd.ok()) << fwd.status();
-      ++runs;
-      std::fill(data.begin(), data.end(), 0.f);
-      ASSERT_TRUE(fwd->execute({{arg::src, {md, data.data()}}, {arg::dst, {md, data.data()}}}).ok());
-      size_t failures = 0;
-      for (size_t i = 0; i < data.size(); ++i) {
-        const double units = std::fabs(data[i] - expected) / (kEps * std::fabs(expected));
-        if (!(units <= 4) && failures++ == 0) {
-          ADD_FAILURE() << fwd->impl_name() << " rank " << dims.size() << " element " << i
-                        << ": expected " << expected << " got " << data[i];
-        }
-      }
-      EXPECT_EQ(failures, 0u) << fwd->impl_name();
-    }
-    EXPECT_GT(runs, 0);
-  }
+  expect_logsoftmax_of_zeros({len, lanes}, 0);
+  expect_logsoftmax_of_zeros({2, len, lanes}, 1);
 }
 
 // The dense kernels count logsoftmax's maxima per vector lane too: one all-equal row of
@@ -975,24 +981,7 @@ TEST(SoftmaxAccuracy, LogsoftmaxCountsMoreThan2To24MaximaPerLane) {
 // lanes stopped at 2^24, the total at 2^28, and the result was 0.41 too high. (Softmax sums the
 // maxima's exps with the others, in f64.) In place (1.6 GB); vector kernels only.
 TEST(SoftmaxAccuracy, DenseRowOfMoreThan2To24MaximaPerLane) {
-  const dim_t len = dim_t{3} << 27;
-  const double expected = -std::log(static_cast<double>(len));
-  const memory_desc md = plain({1, len}, data_type::f32);
-  std::vector<float> data(static_cast<size_t>(len));
-  int runs = 0;
-  for (const std::string& filter : kernel_filters()) {
-    if (filter == "ref") continue;
-    auto fwd = softmax_forward::create(softmax_alg::logsoftmax, md, md, 1, {}, {filter});
-    ASSERT_TRUE(fwd.ok()) << fwd.status();
-    ++runs;
-    std::fill(data.begin(), data.end(), 0.f);
-    ASSERT_TRUE(fwd->execute({{arg::src, {md, data.data()}}, {arg::dst, {md, data.data()}}}).ok());
-    const auto [lo, hi] = std::minmax_element(data.begin(), data.end());
-    const double bound = 4 * kEps * std::fabs(expected);
-    EXPECT_LE(std::fabs(*lo - expected), bound) << fwd->impl_name() << " " << *lo;
-    EXPECT_LE(std::fabs(*hi - expected), bound) << fwd->impl_name() << " " << *hi;
-  }
-  EXPECT_GT(runs, 0);
+  expect_logsoftmax_of_zeros({1, dim_t{3} << 27}, 1);
 }
 
 }  // namespace
