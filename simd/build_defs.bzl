@@ -35,7 +35,10 @@ def _per_isa_library(name, arch, copts, src, hdrs, include_prefix, deps, visibil
         include_prefix = include_prefix,
         # -O2 in fastbuild too: xsimd at -O0 calls a function per vector operation, about 50x
         # slower, and the kernel tests then take minutes (dbg keeps its -O0 for debugging).
+        # The sanitizer configs keep their -O1 (docs/building.md: compile time).
         copts = copts + select({
+            "//bazel:fastbuild_asan": [],
+            "//bazel:fastbuild_tsan": [],
             "//bazel:fastbuild": ["-O2"],
             "//conditions:default": [],
         }),
