@@ -271,9 +271,12 @@ struct split_lanes {
 // (the last one ending at the group's last lane): overlapping lanes compute identical values,
 // and every sweep loads all NV vectors of an axis step before it stores any, so src == dst is
 // safe. With `parts.split`, only the current phase, on parts [part_begin, part_end).
-template <class A, softmax_alg Alg, class S, class D, int NV, bool kPartial>
+// inf_as_zero (softmax_inf_as_zero) is a run-time flag, not a template parameter: it only changes
+// the maxima once per sweep, and as a parameter it made a third of this file's instantiations.
+template <class A, bool kLog, class S, class D, int NV, bool kPartial>
 void sweep_lane_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int (&offsets)[NV],
-                        int tail, const next_group& next_in = {}, const split_lanes& parts = {}) {
+                        int tail, bool inf_as_zero, const next_group& next_in = {},
+                        const split_lanes& parts = {}) {
   static_assert(!kPartial || NV == 1);
   // Local copies: the vector stores (which may alias anything) otherwise made the hot loops load
   // the offsets from memory again after each store (perf: movslq from the array; nchw
@@ -283,8 +286,6 @@ void sweep_lane_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int
   const next_group next = next_in;
   using F = vf<A>;
   constexpr int W = kWidth<A>;
-  constexpr bool kLog = Alg == softmax_alg::logsoftmax;
-  constexpr bool kInfAsZero = Alg == softmax_alg::softmax_inf_as_zero;
   // f32 softmax keeps exp(x - max) in dst between the second and third sweeps.
   constexpr bool kKeep = std::is_same_v<D, float> && !kLog;
   const float neg_inf = -std::numeric_limits<float>::infinity();
@@ -312,6 +313,12 @@ void sweep_lane_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int
         if constexpr (kFindsMin) lo[v] = xsimd::min(x, lo[v]);
       }
     }
+  };
+  // softmax_inf_as_zero: an all -Inf lane takes the max 0 instead, so that its exps are 0 (not
+  // exp(-Inf + Inf), NaN), its sum 0 and (set_scale) its scale 0: its results are then 0.
+  auto settle_all_minus_inf = [&]() __attribute__((always_inline)) {
+    if (!inf_as_zero) return;
+    for (int v = 0; v < NV; ++v) m[v] = ::tessera::simd::select(m[v] == F(neg_inf), F(0.f), m[v]);
   };
   std::optional<lanes_exp<A>> nearby[NV];
   bool all_nearby = kFindsMin;
@@ -385,19 +392,20 @@ void sweep_lane_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int
 
   // Per lane: 1 / sum (softmax; with nearby, the exps and their sum share the factor
   // exp(max - s)) or log(sum) (logsoftmax; the non-maximal exps' sum times exp(s - max)), from
-  // each lane's sum of the non-maximal exps and (logsoftmax) count of maxima.
+  // each lane's sum of the non-maximal exps and (logsoftmax) count of maxima. A softmax sum is
+  // at least the max's own exp unless the lane is all -Inf: 0 only after settle_all_minus_inf,
+  // and its scale is then 0.
   F scale[NV];
-  typename F::batch_bool_type all_minus_inf[NV];
   auto set_scale = [&](int v, const double* lane_rest, const double* lane_count)
                        __attribute__((always_inline)) {
     alignas(64) float t[W];
     for (int i = 0; i < W; ++i) {
       const double to_max = kLog && all_nearby ? nearby[v]->to_c(i) : 1.0;
       const row_total lane{kLog ? lane_count[i] : 0.0, lane_rest[i] * to_max};
-      t[i] = static_cast<float>(kLog ? lane.log_sum() : 1.0 / lane.sum());
+      const double sum = lane.sum();
+      t[i] = static_cast<float>(kLog ? lane.log_sum() : sum == 0 ? 0.0 : 1.0 / sum);
     }
     scale[v] = F::load_aligned(t);
-    all_minus_inf[v] = m[v] == F(neg_inf);
   };
 
   auto normalise = [&](auto&& exp_of, dim_t a0, dim_t a1) __attribute__((always_inline)) {
@@ -414,8 +422,6 @@ void sweep_lane_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int
         if constexpr (kLog) y[v] = log_diff<A>(y[v], m[v], scale[v]);
         else if constexpr (kKeep) y[v] = y[v] * scale[v];
         else y[v] = exp_of(v, y[v]) * scale[v];
-        // An all -Inf lane of softmax_inf_as_zero: 0, not 0 * NaN.
-        if constexpr (kInfAsZero) y[v] = ::tessera::simd::select(all_minus_inf[v], F(0.f), y[v]);
       }
       for (int v = 0; v < NV; ++v) store(q, v, y[v]);
     }
@@ -428,6 +434,7 @@ void sweep_lane_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int
 
   if (parts.split == nullptr) {
     find_range(0, len);
+    settle_all_minus_inf();
     choose_exp();
     sum_chosen_exps(0, len);
     for (int v = 0; v < NV; ++v) {
@@ -472,6 +479,7 @@ void sweep_lane_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int
     return;
   }
   merge_ranges();
+  settle_all_minus_inf();
   choose_exp();
   if (split.phase == 1) {
     for_each_part([&](dim_t part, dim_t a0, dim_t a1) __attribute__((always_inline)) {
@@ -573,7 +581,7 @@ bool remainder_lanes_as_dense_rows(softmax_alg alg, const S* src, D* dst, int la
   return true;
 }
 
-template <class A, softmax_alg Alg, class S, class D>
+template <class A, bool kLog, class S, class D>
 void forward_strided_as(const kernel_args& k, dim_t begin, dim_t end) {
   constexpr int W = kWidth<A>;
   constexpr int kVectors = kMaxSweepVectors<S, D>;  // vectors of lanes per sweep along the axis
@@ -585,6 +593,7 @@ void forward_strided_as(const kernel_args& k, dim_t begin, dim_t end) {
   // CPU's; nchw 32x1000x7x7 f32: 392 KB): the current group's must stay there too.
   constexpr dim_t kPrefetchMaxGroupBytes = 512 << 10;
   const strided_geometry& g = k.strided;
+  const bool inf_as_zero = k.alg == softmax_alg::softmax_inf_as_zero;
   // A split group: [begin, end) are parts of group 0.
   const bool split = k.split.parts > 0;
   const bool interleaved = strided_is_interleaved(g, W);
@@ -613,32 +622,27 @@ void forward_strided_as(const kernel_args& k, dim_t begin, dim_t end) {
     const int rest = static_cast<int>(g.lanes % W);
     const bool rest_done =
         rest != 0 && rest <= kMaxLanesAsRows && !split &&
-        remainder_lanes_as_dense_rows<A, S, D>(Alg, src + whole * W, dst + whole * W, rest, g.len,
+        remainder_lanes_as_dense_rows<A, S, D>(k.alg, src + whole * W, dst + whole * W, rest, g.len,
                                                g.axis_stride);
     if (rest != 0 && !rest_done && whole == 0) {
       const int one[1] = {0};
-      sweep_lane_vectors<A, Alg, S, D, 1, true>(src, dst, g.len, g.axis_stride, one, rest, {},
-                                                parts_from(0));
+      sweep_lane_vectors<A, kLog, S, D, 1, true>(src, dst, g.len, g.axis_stride, one, rest,
+                                                 inf_as_zero, {}, parts_from(0));
       continue;
     }
     for_each_lane_sweep<W, kVectors>(
         g.lanes, rest != 0 && !rest_done, [&]<int NV>(dim_t j0, const int (&off)[NV], bool first) {
-          sweep_lane_vectors<A, Alg, S, D, NV, false>(src + j0, dst + j0, g.len, g.axis_stride,
-                                                      off, 0, first ? next : next_group{},
-                                                      parts_from(j0));
+          sweep_lane_vectors<A, kLog, S, D, NV, false>(src + j0, dst + j0, g.len, g.axis_stride,
+                                                       off, 0, inf_as_zero,
+                                                       first ? next : next_group{}, parts_from(j0));
         });
   }
 }
 
 template <class A, class S, class D>
 void forward_strided(const kernel_args& k, dim_t begin, dim_t end) {
-  switch (k.alg) {
-    case softmax_alg::logsoftmax:
-      return forward_strided_as<A, softmax_alg::logsoftmax, S, D>(k, begin, end);
-    case softmax_alg::softmax_inf_as_zero:
-      return forward_strided_as<A, softmax_alg::softmax_inf_as_zero, S, D>(k, begin, end);
-    default: return forward_strided_as<A, softmax_alg::softmax, S, D>(k, begin, end);
-  }
+  if (k.alg == softmax_alg::logsoftmax) return forward_strided_as<A, true, S, D>(k, begin, end);
+  return forward_strided_as<A, false, S, D>(k, begin, end);
 }
 
 }  // namespace
