@@ -118,11 +118,6 @@ TEST(Softmax, InPlaceEqualsOutOfPlace) {
   }
 }
 
-// The dense backward puts diff_src's vectors on whole cache lines by a head of up to one vector
-// less one element, so where its rows are split depends on diff_src's address. Each element's
-// result must not: diff_src at every 4-byte offset within a line (rows of 1000, 32 bytes off a
-// line every other row, and of 37, 7 and 16) gives the bits of diff_src on a line, softmax and
-// logsoftmax, with the elements around the tensor untouched.
 // An axis longer than the vector kernels' int32 counts of maxima goes to the reference kernel
 // (logsoftmax forward only: nothing else counts). Creation only: nothing is allocated.
 TEST(Softmax, LogsoftmaxAxisBeyondInt32CountsTakesTheReference) {
@@ -145,6 +140,11 @@ TEST(Softmax, LogsoftmaxAxisBeyondInt32CountsTakesTheReference) {
       << forced.status();
 }
 
+// The dense backward puts diff_src's vectors on whole cache lines by a head of up to one vector
+// less one element, so where its rows are split depends on diff_src's address. Each element's
+// result must not: diff_src at every 4-byte offset within a line (rows of 1000, 32 bytes off a
+// line every other row, and of 37, 7 and 16) gives the bits of diff_src on a line, softmax and
+// logsoftmax, with the elements around the tensor untouched.
 TEST(Softmax, BackwardDiffSrcPlacementDoesNotChangeTheBits) {
   for (const std::string& filter : softmax_test::kernel_filters()) {
     for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::logsoftmax}) {
