@@ -28,17 +28,20 @@ namespace {
 // min, phase 1 merges them and stores each part's per-lane sums, phase 2 merges those (in part
 // order) and normalises. Each part's sums are folded to lanes before they are merged, so the
 // results depend on the parts, not on the threads.
-template <class A, class S, class D>
+// kLog is a template parameter, as in sweep_lane_vectors: as a run-time flag it left a branch and
+// the count of maxima in every softmax step of the exp sweep (30000x8, 1 thread, hot: that sweep
+// took 64 of the 86 us).
+template <class A, bool kLog, class S, class D>
 void forward_interleaved(const kernel_args& k, dim_t base, dim_t part_begin = 0,
                          dim_t part_end = 1) {
   using F = vf<A>;
   constexpr int W = kWidth<A>;
   const int lanes = static_cast<int>(k.strided.lanes);
   const dim_t n = k.strided.len * k.strided.lanes;
-  const bool log = k.alg == softmax_alg::logsoftmax;
+  constexpr bool log = kLog;
   const bool inf_as_zero = k.alg == softmax_alg::softmax_inf_as_zero;
-  constexpr bool kKeepExp = std::is_same_v<D, float>;
-  const bool keep = kKeepExp && !log;
+  // f32 softmax keeps exp(x - max) in dst between the exp sweep and the normalising one.
+  constexpr bool keep = std::is_same_v<D, float> && !kLog;
   const float neg_inf = -std::numeric_limits<float>::infinity();
   const S* src = static_cast<const S*>(k.in0) + base;
   D* dst = static_cast<D*>(k.out) + base;
@@ -61,8 +64,11 @@ void forward_interleaved(const kernel_args& k, dim_t base, dim_t part_begin = 0,
 
   // The exp: a lanes_exp where it accepts every lane's range (the same choice in every part:
   // all merge the same ranges), else exp_diff. with_exp(f) calls f with it.
+  // softmax_inf_as_zero: an all -Inf lane takes the max 0 first, as in sweep_lane_vectors, so
+  // that its exps, its sum and (scale_of) its scale are 0.
   std::optional<lanes_exp<A>> fast;
-  auto choose_exp = [&](F m, F lo) {
+  auto choose_exp = [&](F& m, F lo) {
+    if (inf_as_zero) m = ::tessera::simd::select(m == F(neg_inf), F(0.f), m);
     if constexpr (kHasLanesExp<A>) fast = lanes_exp<A>::make(m, lo);
   };
   auto with_exp = [&](F m, auto&& f) {
@@ -98,31 +104,40 @@ void forward_interleaved(const kernel_args& k, dim_t base, dim_t part_begin = 0,
     }
   };
   // Per lane: the sum of the exps that are not at the max (times the lanes_exp's to_c) and the
-  // count of maxima, over [e0, e1).
+  // count of maxima, over [e0, e1). Four vectors a step, their terms added pairwise in f32 and
+  // widened once, as the other sweeps do: one f64 addition per vector made a chain of dependent
+  // additions the length of the group.
   auto sums_of = [&](auto&& exp_of, dim_t e0, dim_t e1, F m, row_total (&t)[W]) {
     const dim_t full = e1 - (e1 - e0) % W;
     const int tail = static_cast<int>(e1 - full);
     split_sum<A> acc;
     auto accumulate = [&](F x, F e) {
-      if (log) acc.add(x, m, e);
+      if constexpr (log) acc.add(x, m, e);
       else acc.rest.add(e);
     };
-    for (dim_t i = e0; i < full; i += W) {
-      const F x = simd::load_f32<A>(src + i);
-      const F e = exp_of(x);
+    auto exps_of = [&](dim_t i, F& x, F& e) __attribute__((always_inline)) {
+      x = simd::load_f32<A>(src + i);
+      e = exp_of(x);
+      if constexpr (keep) simd::store_f32(dst + i, e);
+    };
+    dim_t i = e0;
+    for (; i + 4 * W <= full; i += 4 * W) {
+      F x[4], e[4];
+      for (int j = 0; j < 4; ++j) exps_of(i + j * W, x[j], e[j]);
+      if constexpr (log) acc.add4(x, m, e);
+      else acc.rest.add((e[0] + e[1]) + (e[2] + e[3]));
+    }
+    for (; i < full; i += W) {
+      F x, e;
+      exps_of(i, x, e);
       accumulate(x, e);
-      if constexpr (kKeepExp) {
-        if (keep) simd::store_f32(dst + i, e);
-      }
     }
     if (tail) {
       const auto inside = lane_index<A>() < F(static_cast<float>(tail));
       const F x = load_partial<A>(src + full, tail, 0.f);
       const F e = ::tessera::simd::select(inside, exp_of(x), F(0.f));
       accumulate(::tessera::simd::select(inside, x, F(std::numeric_limits<float>::quiet_NaN())), e);
-      if constexpr (kKeepExp) {
-        if (keep) simd::store_f32(dst + full, e, tail);
-      }
+      if constexpr (keep) simd::store_f32(dst + full, e, tail);
     }
     double rest[W];
     double count[W];
@@ -140,32 +155,26 @@ void forward_interleaved(const kernel_args& k, dim_t base, dim_t part_begin = 0,
   auto normalise = [&](auto&& exp_of, dim_t e0, dim_t e1, F m, F scale) {
     const dim_t full = e1 - (e1 - e0) % W;
     const int tail = static_cast<int>(e1 - full);
-    auto finish = [&](F x, F kept) {
-      F y = log ? log_diff<A>(x, m, scale) : (keep ? kept : exp_of(x)) * scale;
-      if (inf_as_zero) y = ::tessera::simd::select(m == F(neg_inf), F(0.f), y);
-      return y;
+    auto finish = [&](F x) {
+      if constexpr (log) return log_diff<A>(x, m, scale);
+      else if constexpr (keep) return x * scale;
+      else return exp_of(x) * scale;
     };
-    for (dim_t i = e0; i < full; i += W) {
-      const F x = log || !keep ? simd::load_f32<A>(src + i) : F(0.f);
-      F kept(0.f);
-      if constexpr (kKeepExp) {
-        if (keep) kept = simd::load_f32<A>(dst + i);
-      }
-      simd::store_f32(dst + i, finish(x, kept));
-    }
-    if (tail) {
-      const F x = log || !keep ? load_partial<A>(src + full, tail, 0.f) : F(0.f);
-      F kept(0.f);
-      if constexpr (kKeepExp) {
-        if (keep) kept = load_partial<A>(dst + full, tail, 0.f);
-      }
-      simd::store_f32(dst + full, finish(x, kept), tail);
-    }
+    // keep: the exps, in dst; otherwise src.
+    const auto* in = [&] {
+      if constexpr (keep) return dst;
+      else return src;
+    }();
+    for (dim_t i = e0; i < full; i += W) simd::store_f32(dst + i, finish(simd::load_f32<A>(in + i)));
+    if (tail) simd::store_f32(dst + full, finish(load_partial<A>(in + full, tail, 0.f)), tail);
   };
+  // A softmax sum is at least the max's own exp, 1, unless the lane is all -Inf: 0 only after
+  // choose_exp gave such a lane the max 0 (softmax_inf_as_zero), and its scale is then 0.
   auto scale_of = [&](const row_total (&t)[W]) {
     alignas(64) float pat[W];
     for (int j = 0; j < lanes; ++j) {
-      pat[j] = static_cast<float>(log ? t[j].log_sum() : 1.0 / t[j].sum());
+      const double sum = t[j].sum();
+      pat[j] = static_cast<float>(log ? t[j].log_sum() : sum == 0 ? 0.0 : 1.0 / sum);
     }
     return repeat_lanes(pat);
   };
@@ -173,7 +182,7 @@ void forward_interleaved(const kernel_args& k, dim_t base, dim_t part_begin = 0,
   alignas(64) float max_pat[W], min_pat[W];
   if (!is_split) {
     range_of(0, n, max_pat, min_pat);
-    const F m = repeat_lanes(max_pat);
+    F m = repeat_lanes(max_pat);
     choose_exp(m, repeat_lanes(min_pat));
     row_total t[W];
     with_exp(m, [&](auto&& exp_of) { sums_of(exp_of, 0, n, m, t); });
@@ -199,7 +208,7 @@ void forward_interleaved(const kernel_args& k, dim_t base, dim_t part_begin = 0,
       min_pat[j] = std::min(min_pat[j], split.min[q * lanes + j]);
     }
   }
-  const F m = repeat_lanes(max_pat);
+  F m = repeat_lanes(max_pat);
   choose_exp(m, repeat_lanes(min_pat));
   if (split.phase == 1) {
     // Parts in reverse order: phase 0 left the last parts' src in L2, and phase 2, going
@@ -600,8 +609,8 @@ void forward_strided_as(const kernel_args& k, dim_t begin, dim_t end) {
   for (dim_t group = split ? 0 : begin; group < (split ? 1 : end); ++group) {
     const dim_t base = k.rows.offset_of(group);
     if (interleaved) {
-      if (split) forward_interleaved<A, S, D>(k, base, begin, end);
-      else forward_interleaved<A, S, D>(k, base);
+      if (split) forward_interleaved<A, kLog, S, D>(k, base, begin, end);
+      else forward_interleaved<A, kLog, S, D>(k, base);
       continue;
     }
     const S* src = static_cast<const S*>(k.in0) + base;
