@@ -35,8 +35,21 @@ void backward_lane_vectors(const T* y, const T* dy, T* dx, dim_t len, dim_t stri
   };
 
   wide_sum<A> sum[NV];
+  // dx's lines of the group into L2 while the first sweep reads y and dy: the second sweep's
+  // stores otherwise wait for each line's read for ownership from L3 or memory.
+  const char* dx_bytes = reinterpret_cast<const char*>(dx);
+  const dim_t dx_first = off[0] * dim_t{sizeof(T)};
+  const dim_t dx_last = (off[NV - 1] + (kPartial ? last : kWidth<A>)) * dim_t{sizeof(T)};
+  auto fetch_dx = [&](dim_t a0, dim_t a1) __attribute__((always_inline)) {
+    for (dim_t b = a0 * stride * dim_t{sizeof(T)} + dx_first,
+               e = (a1 - 1) * stride * dim_t{sizeof(T)} + dx_last;
+         b < e; b += 64) {
+      _mm_prefetch(dx_bytes + b, _MM_HINT_T1);
+    }
+  };
   dim_t a = 0;
   for (; a + 4 <= len; a += 4) {
+    fetch_dx(a, a + 4);
     for (int v = 0; v < NV; ++v) {
       F d[4];
       for (int q = 0; q < 4; ++q) d[q] = load(dy + (a + q) * stride, v);
