@@ -5,6 +5,7 @@
 #define TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_BACKWARD_STRIDED_H_
 
 #include <algorithm>
+#include <cstdint>
 #include <type_traits>
 
 #include "tessera/primitives/softmax/internal/kernel_args.h"
@@ -35,16 +36,17 @@ void backward_lane_vectors(const T* y, const T* dy, T* dx, dim_t len, dim_t stri
   };
 
   wide_sum<A> sum[NV];
-  // dx's lines of the group into L2 while the first sweep reads y and dy: the second sweep's
-  // stores otherwise wait for each line's read for ownership from L3 or memory.
-  const char* dx_bytes = reinterpret_cast<const char*>(dx);
-  const dim_t dx_first = off[0] * dim_t{sizeof(T)};
-  const dim_t dx_last = (off[NV - 1] + (kPartial ? last : kWidth<A>)) * dim_t{sizeof(T)};
+  // dx's lines of this sweep's lanes into L2 while the first sweep reads y and dy: the second
+  // sweep's stores otherwise wait for each line's read for ownership from L3 or memory.
+  const dim_t dx_end = off[NV - 1] + (kPartial ? last : kWidth<A>);
   auto fetch_dx = [&](dim_t a0, dim_t a1) __attribute__((always_inline)) {
-    for (dim_t b = a0 * stride * dim_t{sizeof(T)} + dx_first,
-               e = (a1 - 1) * stride * dim_t{sizeof(T)} + dx_last;
-         b < e; b += 64) {
-      _mm_prefetch(dx_bytes + b, _MM_HINT_T1);
+    for (dim_t a = a0; a < a1; ++a) {
+      const T* step = dx + a * stride;
+      const auto end = reinterpret_cast<std::uintptr_t>(step + dx_end);
+      for (auto p = reinterpret_cast<std::uintptr_t>(step + off[0]) & ~std::uintptr_t{63}; p < end;
+           p += 64) {
+        _mm_prefetch(reinterpret_cast<const char*>(p), _MM_HINT_T1);
+      }
     }
   };
   dim_t a = 0;
