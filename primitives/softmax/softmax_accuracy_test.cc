@@ -331,11 +331,12 @@ TEST(SoftmaxAccuracy, BackwardLogsoftmaxDstOutsideALogsoftmaxRange) {
 // The strided backward at lane counts around the vector widths (4, 8, 16): whole vectors, a
 // masked vector (fewer lanes than one vector), a last vector overlapping the one before it,
 // sweeps of one to eight vectors; an axis length that is not a multiple of the four steps summed
-// at once.
+// at once. 2, 4 and 8 lanes divide a vector (backward_interleaved where they are fewer than its
+// lanes), with 37 steps leaving a partial last vector.
 TEST(SoftmaxAccuracy, BackwardStridedLaneCountsAroundTheVectorWidth) {
   std::mt19937 rng(5);
   int vector_runs = 0;
-  for (dim_t lanes : std::vector<dim_t>{1, 3, 5, 9, 16, 17, 20, 40, 49, 64, 70, 141}) {
+  for (dim_t lanes : std::vector<dim_t>{1, 2, 3, 4, 5, 8, 9, 16, 17, 20, 40, 49, 64, 70, 141}) {
     const random_problem p{{2, 37, lanes}, 1, 0};
     for (data_type dt : {data_type::f32, data_type::bf16}) {
       for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::logsoftmax}) {

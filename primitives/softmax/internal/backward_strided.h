@@ -97,6 +97,82 @@ void backward_lane_vectors(const T* y, const T* dy, T* dx, dim_t len, dim_t stri
   }
 }
 
+// An interleaved group (strided_is_interleaved: fewer lanes than a vector, dividing it, the axis
+// steps back to back; 30000x8 along dim 0 on avx512bw) is one contiguous block in which vector
+// lane i always belongs to row i % lanes: both sweeps take it in whole vectors, like a dense row,
+// instead of one masked vector per axis step (slow on AMD), and each row's sum is the sum of its
+// W / lanes vector lanes. Per element the arithmetic is backward_lane_vectors': four vectors'
+// products added pairwise in f32 then widened (softmax), each dy widened (logsoftmax).
+template <class A, class T, bool kLog>
+void backward_interleaved(const kernel_args& k, dim_t base) {
+  using F = vf<A>;
+  using D = vd<A>;
+  constexpr int W = kWidth<A>;
+  const int lanes = static_cast<int>(k.strided.lanes);
+  const dim_t n = k.strided.len * k.strided.lanes;
+  const dim_t full = n - n % W;
+  const int tail = static_cast<int>(n - full);
+  const T* y = static_cast<const T*>(k.in0) + base;
+  const T* dy = static_cast<const T*>(k.in1) + base;
+  T* dx = static_cast<T*>(k.out) + base;
+
+  wide_sum<A> sum;
+  dim_t i = 0;
+  for (; i + 4 * W <= full; i += 4 * W) {
+    F d[4];
+    for (int q = 0; q < 4; ++q) d[q] = simd::load_f32<A>(dy + i + q * W);
+    if constexpr (kLog) {
+      for (int q = 0; q < 4; ++q) sum.add(d[q]);
+    } else {
+      F u[4];
+      for (int q = 0; q < 4; ++q) u[q] = simd::load_f32<A>(y + i + q * W);
+      sum.add(simd::fused_fma(d[1], u[1], d[0] * u[0]) + simd::fused_fma(d[3], u[3], d[2] * u[2]));
+    }
+  }
+  for (; i < full; i += W) {
+    const F d = simd::load_f32<A>(dy + i);
+    if constexpr (kLog) sum.add(d);
+    else sum.add_product(d, simd::load_f32<A>(y + i));
+  }
+  if (tail) {
+    const F d = load_partial<A>(dy + full, tail, 0.f);
+    if constexpr (kLog) sum.add(d);
+    else sum.add_product(d, load_partial<A>(y + full, tail, 0.f));
+  }
+
+  // Each row's sum over its copies, in vector-lane order, then repeated over a vector's copies.
+  double lane_sum[W];
+  sum.lanes(lane_sum);
+  alignas(64) double pattern[W];
+  for (int j = 0; j < lanes; ++j) {
+    double row = 0;
+    for (int c = j; c < W; c += lanes) row += lane_sum[c];
+    for (int c = j; c < W; c += lanes) pattern[c] = row;
+  }
+  const D sum_lo = D::load_aligned(pattern);
+  const D sum_hi = D::load_aligned(pattern + D::size);
+  const F sum_f32 = narrow<A>(sum_lo, sum_hi);
+  const simd::scaled_exp_f64<A> exp_f64(1.0);
+  auto dx_of = [&](F d, F u) __attribute__((always_inline)) {
+    if constexpr (kLog) {
+      D dlo, dhi, ulo, uhi;
+      widen<A>(d, dlo, dhi);
+      widen<A>(u, ulo, uhi);
+      return narrow<A>(dlo - exp_f64(ulo) * sum_lo, dhi - exp_f64(uhi) * sum_hi);
+    } else {
+      return u * (d - sum_f32);
+    }
+  };
+  for (i = 0; i < full; i += W) {
+    simd::store_f32(dx + i, dx_of(simd::load_f32<A>(dy + i), simd::load_f32<A>(y + i)));
+  }
+  if (tail) {
+    simd::store_f32(
+        dx + full,
+        dx_of(load_partial<A>(dy + full, tail, 0.f), load_partial<A>(y + full, tail, 0.f)), tail);
+  }
+}
+
 template <class A, class T, bool kLog>
 void backward_strided_rows(const kernel_args& k, dim_t begin, dim_t end) {
   constexpr int W = kWidth<A>;
@@ -104,8 +180,13 @@ void backward_strided_rows(const kernel_args& k, dim_t begin, dim_t end) {
   const strided_geometry& g = k.strided;
   const dim_t whole = g.lanes / W;
   const int rest = static_cast<int>(g.lanes % W);
+  const bool interleaved = strided_is_interleaved(g, W);
   for (dim_t group = begin; group < end; ++group) {
     const dim_t base = k.rows.offset_of(group);
+    if (interleaved) {
+      backward_interleaved<A, T, kLog>(k, base);
+      continue;
+    }
     const T* y = static_cast<const T*>(k.in0) + base;
     const T* dy = static_cast<const T*>(k.in1) + base;
     T* dx = static_cast<T*>(k.out) + base;
