@@ -90,7 +90,7 @@ void backward_rows(const kernel_args& k, dim_t begin, dim_t end) {
         } else {
           F v[4];
           for (int j = 0; j < 4; ++j) v[j] = simd::load_f32<A>(y + off + i + j * W);
-          k0.add(simd::fused_fma(d[1], v[1], d[0] * v[0]) + simd::fused_fma(d[3], v[3], d[2] * v[2]));
+          k0.add_products4(d, v);
         }
       }
       for (; i < n; i += W) {

@@ -16,6 +16,17 @@
 namespace tessera::softmax_internal {
 namespace {
 
+// logsoftmax's dx = dy - exp(y) * sum for per-lane f64 sums (sum_lo, sum_hi: the vector's lower
+// and upper lanes), in f64 and rounded once; exp_f64 has scale 1.
+template <class A>
+vf<A> logsoftmax_dx_in_f64(vf<A> d, vf<A> u, const simd::scaled_exp_f64<A>& exp_f64, vd<A> sum_lo,
+                           vd<A> sum_hi) {
+  vd<A> dlo, dhi, ulo, uhi;
+  widen<A>(d, dlo, dhi);
+  widen<A>(u, ulo, uhi);
+  return narrow<A>(dlo - exp_f64(ulo) * sum_lo, dhi - exp_f64(uhi) * sum_hi);
+}
+
 // NV vectors of lanes at element offsets off[0..NV) from y / dy / dx (lane j of axis step a at
 // a * stride + j). kPartial: one vector of `last` lanes (masked loads and stores: only when the
 // group has fewer lanes than a vector; a masked store is slow on AMD). Vectors may overlap (the
@@ -60,7 +71,7 @@ void backward_lane_vectors(const T* y, const T* dy, T* dx, dim_t len, dim_t stri
       } else {
         F u[4];
         for (int q = 0; q < 4; ++q) u[q] = load(y + (a + q) * stride, v);
-        sum[v].add(simd::fused_fma(d[1], u[1], d[0] * u[0]) + simd::fused_fma(d[3], u[3], d[2] * u[2]));
+        sum[v].add_products4(d, u);
       }
     }
   }
@@ -82,10 +93,7 @@ void backward_lane_vectors(const T* y, const T* dy, T* dx, dim_t len, dim_t stri
       const F d = load(dy + o, v);
       const F u = load(y + o, v);
       if constexpr (kLog) {
-        vd<A> dlo, dhi, ulo, uhi;
-        widen<A>(d, dlo, dhi);
-        widen<A>(u, ulo, uhi);
-        r[v] = narrow<A>(dlo - exp_f64(ulo) * sum[v].lo, dhi - exp_f64(uhi) * sum[v].hi);
+        r[v] = logsoftmax_dx_in_f64<A>(d, u, exp_f64, sum[v].lo, sum[v].hi);
       } else {
         r[v] = u * (d - sum_f32[v]);
       }
@@ -126,7 +134,7 @@ void backward_interleaved(const kernel_args& k, dim_t base) {
     } else {
       F u[4];
       for (int q = 0; q < 4; ++q) u[q] = simd::load_f32<A>(y + i + q * W);
-      sum.add(simd::fused_fma(d[1], u[1], d[0] * u[0]) + simd::fused_fma(d[3], u[3], d[2] * u[2]));
+      sum.add_products4(d, u);
     }
   }
   for (; i < full; i += W) {
@@ -155,10 +163,7 @@ void backward_interleaved(const kernel_args& k, dim_t base) {
   const simd::scaled_exp_f64<A> exp_f64(1.0);
   auto dx_of = [&](F d, F u) __attribute__((always_inline)) {
     if constexpr (kLog) {
-      D dlo, dhi, ulo, uhi;
-      widen<A>(d, dlo, dhi);
-      widen<A>(u, ulo, uhi);
-      return narrow<A>(dlo - exp_f64(ulo) * sum_lo, dhi - exp_f64(uhi) * sum_hi);
+      return logsoftmax_dx_in_f64<A>(d, u, exp_f64, sum_lo, sum_hi);
     } else {
       return u * (d - sum_f32);
     }

@@ -38,7 +38,6 @@ void forward_interleaved(const kernel_args& k, dim_t base, dim_t part_begin = 0,
   constexpr int W = kWidth<A>;
   const int lanes = static_cast<int>(k.strided.lanes);
   const dim_t n = k.strided.len * k.strided.lanes;
-  constexpr bool log = kLog;
   const bool inf_as_zero = k.alg == softmax_alg::softmax_inf_as_zero;
   // f32 softmax keeps exp(x - max) in dst between the exp sweep and the normalising one.
   constexpr bool keep = std::is_same_v<D, float> && !kLog;
@@ -64,11 +63,10 @@ void forward_interleaved(const kernel_args& k, dim_t base, dim_t part_begin = 0,
 
   // The exp: a lanes_exp where it accepts every lane's range (the same choice in every part:
   // all merge the same ranges), else exp_diff. with_exp(f) calls f with it.
-  // softmax_inf_as_zero: an all -Inf lane takes the max 0 first, as in sweep_lane_vectors, so
-  // that its exps, its sum and (scale_of) its scale are 0.
+  // softmax_inf_as_zero settles the all -Inf lanes' max first (settle_all_minus_inf).
   std::optional<lanes_exp<A>> fast;
   auto choose_exp = [&](F& m, F lo) {
-    if (inf_as_zero) m = ::tessera::simd::select(m == F(neg_inf), F(0.f), m);
+    if (inf_as_zero) m = settle_all_minus_inf<A>(m);
     if constexpr (kHasLanesExp<A>) fast = lanes_exp<A>::make(m, lo);
   };
   auto with_exp = [&](F m, auto&& f) {
@@ -112,7 +110,7 @@ void forward_interleaved(const kernel_args& k, dim_t base, dim_t part_begin = 0,
     const int tail = static_cast<int>(e1 - full);
     split_sum<A> acc;
     auto accumulate = [&](F x, F e) {
-      if constexpr (log) acc.add(x, m, e);
+      if constexpr (kLog) acc.add(x, m, e);
       else acc.rest.add(e);
     };
     auto exps_of = [&](dim_t i, F& x, F& e) __attribute__((always_inline)) {
@@ -124,7 +122,7 @@ void forward_interleaved(const kernel_args& k, dim_t base, dim_t part_begin = 0,
     for (; i + 4 * W <= full; i += 4 * W) {
       F x[4], e[4];
       for (int j = 0; j < 4; ++j) exps_of(i + j * W, x[j], e[j]);
-      if constexpr (log) acc.add4(x, m, e);
+      if constexpr (kLog) acc.add4(x, m, e);
       else acc.rest.add((e[0] + e[1]) + (e[2] + e[3]));
     }
     for (; i < full; i += W) {
@@ -149,14 +147,14 @@ void forward_interleaved(const kernel_args& k, dim_t base, dim_t part_begin = 0,
         t[j].count += count[c];
         t[j].rest += rest[c];
       }
-      if (log && fast) t[j].rest *= fast->to_c(j);
+      if (kLog && fast) t[j].rest *= fast->to_c(j);
     }
   };
   auto normalise = [&](auto&& exp_of, dim_t e0, dim_t e1, F m, F scale) {
     const dim_t full = e1 - (e1 - e0) % W;
     const int tail = static_cast<int>(e1 - full);
     auto finish = [&](F x) {
-      if constexpr (log) return log_diff<A>(x, m, scale);
+      if constexpr (kLog) return log_diff<A>(x, m, scale);
       else if constexpr (keep) return x * scale;
       else return exp_of(x) * scale;
     };
@@ -168,13 +166,10 @@ void forward_interleaved(const kernel_args& k, dim_t base, dim_t part_begin = 0,
     for (dim_t i = e0; i < full; i += W) simd::store_f32(dst + i, finish(simd::load_f32<A>(in + i)));
     if (tail) simd::store_f32(dst + full, finish(load_partial<A>(in + full, tail, 0.f)), tail);
   };
-  // A softmax sum is at least the max's own exp, 1, unless the lane is all -Inf: 0 only after
-  // choose_exp gave such a lane the max 0 (softmax_inf_as_zero), and its scale is then 0.
   auto scale_of = [&](const row_total (&t)[W]) {
     alignas(64) float pat[W];
     for (int j = 0; j < lanes; ++j) {
-      const double sum = t[j].sum();
-      pat[j] = static_cast<float>(log ? t[j].log_sum() : sum == 0 ? 0.0 : 1.0 / sum);
+      pat[j] = static_cast<float>(kLog ? t[j].log_sum() : inverse_sum(t[j].sum()));
     }
     return repeat_lanes(pat);
   };
@@ -323,11 +318,10 @@ void sweep_lane_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int
       }
     }
   };
-  // softmax_inf_as_zero: an all -Inf lane takes the max 0 instead, so that its exps are 0 (not
-  // exp(-Inf + Inf), NaN), its sum 0 and (set_scale) its scale 0: its results are then 0.
-  auto settle_all_minus_inf = [&]() __attribute__((always_inline)) {
+  // softmax_inf_as_zero (kernel_math.h: settle_all_minus_inf).
+  auto settle_maxima = [&]() __attribute__((always_inline)) {
     if (!inf_as_zero) return;
-    for (int v = 0; v < NV; ++v) m[v] = ::tessera::simd::select(m[v] == F(neg_inf), F(0.f), m[v]);
+    for (int v = 0; v < NV; ++v) m[v] = settle_all_minus_inf<A>(m[v]);
   };
   std::optional<lanes_exp<A>> nearby[NV];
   bool all_nearby = kFindsMin;
@@ -401,9 +395,7 @@ void sweep_lane_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int
 
   // Per lane: 1 / sum (softmax; with nearby, the exps and their sum share the factor
   // exp(max - s)) or log(sum) (logsoftmax; the non-maximal exps' sum times exp(s - max)), from
-  // each lane's sum of the non-maximal exps and (logsoftmax) count of maxima. A softmax sum is
-  // at least the max's own exp unless the lane is all -Inf: 0 only after settle_all_minus_inf,
-  // and its scale is then 0.
+  // each lane's sum of the non-maximal exps and (logsoftmax) count of maxima.
   F scale[NV];
   auto set_scale = [&](int v, const double* lane_rest, const double* lane_count)
                        __attribute__((always_inline)) {
@@ -411,8 +403,7 @@ void sweep_lane_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int
     for (int i = 0; i < W; ++i) {
       const double to_max = kLog && all_nearby ? nearby[v]->to_c(i) : 1.0;
       const row_total lane{kLog ? lane_count[i] : 0.0, lane_rest[i] * to_max};
-      const double sum = lane.sum();
-      t[i] = static_cast<float>(kLog ? lane.log_sum() : sum == 0 ? 0.0 : 1.0 / sum);
+      t[i] = static_cast<float>(kLog ? lane.log_sum() : inverse_sum(lane.sum()));
     }
     scale[v] = F::load_aligned(t);
   };
@@ -443,7 +434,7 @@ void sweep_lane_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int
 
   if (parts.split == nullptr) {
     find_range(0, len);
-    settle_all_minus_inf();
+    settle_maxima();
     choose_exp();
     sum_chosen_exps(0, len);
     for (int v = 0; v < NV; ++v) {
@@ -488,7 +479,7 @@ void sweep_lane_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int
     return;
   }
   merge_ranges();
-  settle_all_minus_inf();
+  settle_maxima();
   choose_exp();
   if (split.phase == 1) {
     for_each_part([&](dim_t part, dim_t a0, dim_t a1) __attribute__((always_inline)) {

@@ -169,6 +169,11 @@ struct wide_sum {
     lo = lo + a;
     hi = hi + b;
   }
+  // Adds the four products x[j] * y[j], each rounded once to f32, added pairwise in f32 (two
+  // roundings of terms <= their sizes) and widened once: the backward sweeps' softmax sums.
+  void add_products4(const vf<A>* x, const vf<A>* y) {
+    add(simd::fused_fma(x[1], y[1], x[0] * y[0]) + simd::fused_fma(x[3], y[3], x[2] * y[2]));
+  }
   // Adds x * y exactly (a product of two f32 values fits in f64).
   void add_product(vf<A> x, vf<A> y) {
     D xa, xb, ya, yb;
@@ -231,6 +236,18 @@ struct split_sum {
     rest.add((r[0] + r[1]) + (r[2] + r[3]));
   }
 };
+
+// softmax_inf_as_zero: a lane whose max is -Inf (all -Inf) takes the max 0 instead, so that its
+// exps are 0 (not exp(-Inf + Inf), NaN), its sum 0 and (inverse_sum) its scale 0: its results are
+// then 0. The strided forward kernels apply it to each lane's max before choosing the exp.
+template <class A>
+vf<A> settle_all_minus_inf(vf<A> m) {
+  return ::tessera::simd::select(m == vf<A>(-std::numeric_limits<float>::infinity()), vf<A>(0.f), m);
+}
+
+// A softmax lane's scale, 1 / sum. The sum is at least the max's own exp, 1, unless the lane is all
+// -Inf: 0 only after settle_all_minus_inf, and the scale is then 0.
+inline double inverse_sum(double sum) { return sum == 0 ? 0.0 : 1.0 / sum; }
 
 struct row_total {
   double count = 0;
