@@ -282,8 +282,8 @@ const void* at_offset0(const void* p, const memory_desc& md) {
   return static_cast<const char*>(p) + md.offset0() * (bits_of(md.dt()) / 8);
 }
 
-// A strided group split along its axis (kernel_args.h: axis_split): three phases over its parts,
-// each started when the one before has finished on every part.
+// A strided group split along its axis (kernel_args.h: axis_split): three phases over its parts
+// (forward) or two (backward), each started when the one before has finished on every part.
 void run_split_group(const plan& pl, softmax_internal::kernel_args& k) {
   const dim_t entries = k.split.parts * k.strided.lanes;
   std::vector<float> ranges(static_cast<size_t>(2 * entries));
@@ -292,7 +292,8 @@ void run_split_group(const plan& pl, softmax_internal::kernel_args& k) {
   k.split.min = k.split.max + entries;
   k.split.count = counts_and_sums.data();
   k.split.rest = k.split.count + entries;
-  for (int phase = 0; phase < 3; ++phase) {
+  const int phases = pl.prob.dir == direction::forward ? 3 : 2;
+  for (int phase = 0; phase < phases; ++phase) {
     k.split.phase = phase;
     parallel_for(k.split.parts, 1, [&](int64_t b, int64_t e) { pl.fn(k, b, e); });
   }

@@ -347,6 +347,24 @@ TEST(SoftmaxAccuracy, BackwardStridedLaneCountsAroundTheVectorWidth) {
   EXPECT_GT(vector_runs, 40);
 }
 
+// A single strided group split along its axis (kernel_args.h: axis_split), backward: the lane
+// counts of StridedSingleGroupSplitAlongTheAxis (interleaved on avx512bw and avx2, a masked
+// vector, an overlapping last vector), against the same bound as an unsplit group.
+TEST(SoftmaxAccuracy, BackwardStridedSingleGroupSplitAlongTheAxis) {
+  std::mt19937 rng(19);
+  int vector_runs = 0;
+  for (std::vector<dim_t> dims : {std::vector<dim_t>{9000, 8}, {16000, 4}, {20001, 2}, {12000, 3},
+                                  {2000, 17}, {1000, 37}}) {
+    const random_problem p{dims, 0, 0};
+    for (data_type dt : {data_type::f32, data_type::bf16}) {
+      for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::logsoftmax}) {
+        check_backward(p, plain(p.dims, dt), dt, alg, rng, vector_runs);
+      }
+    }
+  }
+  EXPECT_GT(vector_runs, 20);
+}
+
 // Runs the forward on `values` (f32, one problem) with every kernel and checks the f32 bound.
 void check_special(std::vector<dim_t> dims, int axis, const memory_desc& src,
                    const std::vector<double>& values, softmax_alg alg) {

@@ -223,8 +223,9 @@ TEST(Softmax, StridedInPlaceEqualsOutOfPlace) {
 }
 
 // A single strided group large enough for two threads is split along its axis (verbose line:
-// axis_parts), on every ISA; two groups, a small group and many lanes are not. In-place gives
-// the bits of out-of-place there too, with all -Inf lanes and a lane whose max lies in one part.
+// axis_parts), forward and backward, on every ISA; two groups, a small group and many lanes are
+// not. In-place gives the bits of out-of-place there too, with all -Inf lanes and a lane whose
+// max lies in one part.
 TEST(Softmax, SingleStridedGroupIsSplitAlongItsAxis) {
   struct split_case {
     std::vector<dim_t> dims;
@@ -269,6 +270,26 @@ TEST(Softmax, SingleStridedGroupIsSplitAlongItsAxis) {
         else EXPECT_THAT(capture.lines()[0], ::testing::Not(HasSubstr("axis_parts"))) << what;
         ASSERT_TRUE(fwd->execute({{arg::src, {md, a.data()}}, {arg::dst, {md, a.data()}}}).ok());
         EXPECT_EQ(a, out) << what;
+
+        // The backward splits the same groups into the same parts, on the forward's output.
+        if (alg == softmax_alg::softmax_inf_as_zero) continue;
+        auto bwd = softmax_backward::create(alg, md, md, md, axis, {}, {filter});
+        ASSERT_TRUE(bwd.ok()) << bwd.status();
+        auto dd = buffer(md);
+        testing::write_logical(md, dd.data(), iota_values(md.nelems(), 3));
+        auto dx = buffer(md);
+        verbose_capture bwd_capture;
+        {
+          scoped_verbose on(true);
+          ASSERT_TRUE(bwd->execute({{arg::dst, {md, out.data()}},
+                                    {arg::diff_dst, {md, dd.data()}},
+                                    {arg::diff_src, {md, dx.data()}}})
+                          .ok());
+        }
+        ASSERT_EQ(bwd_capture.lines().size(), 1u);
+        if (*c.parts) EXPECT_THAT(bwd_capture.lines()[0], HasSubstr(c.parts)) << what;
+        else EXPECT_THAT(bwd_capture.lines()[0], ::testing::Not(HasSubstr("axis_parts"))) << what;
+        expect_backward_in_place_equals_out_of_place(*bwd, md, out, 3, what + " backward");
       }
     }
   }

@@ -36,12 +36,18 @@ vf<A> logsoftmax_dx_in_f64(vf<A> d, vf<A> u, const simd::scaled_exp_f64<A>& exp_
 //   sums: softmax's four axis steps added pairwise in f32 (products rounded once), widened to
 //   f64; logsoftmax's each widened to f64 (exact);
 //   softmax dx = y * (dy - sum), the sum rounded to f32; logsoftmax dx = dy - exp(y) * sum in f64.
+// With `parts.split` (a single group split along its axis), only the current phase, on parts
+// [part_begin, part_end): phase 0 stores each part's per-lane sums (f64), phase 1 merges them in
+// part order and stores dx. Parts start at a multiple of four steps, so the f32 groups of four
+// are the whole group's; only the order of the f64 additions differs from a call without parts.
 template <class A, class T, bool kLog, int NV, bool kPartial>
 void backward_lane_vectors(const T* y, const T* dy, T* dx, dim_t len, dim_t stride,
-                           const int (&off)[NV], int last) {
+                           const int (&off)[NV], int last, const split_lanes& parts = {}) {
   static_assert(!kPartial || NV == 1);
   using F = vf<A>;
-  auto load = [&](const T* p, int v) {
+  using D = vd<A>;
+  constexpr int W = kWidth<A>;
+  auto load = [&](const T* p, int v) __attribute__((always_inline)) {
     if constexpr (kPartial) return load_partial<A>(p + off[v], last, 0.f);
     else return simd::load_f32<A>(p + off[v]);
   };
@@ -49,7 +55,7 @@ void backward_lane_vectors(const T* y, const T* dy, T* dx, dim_t len, dim_t stri
   wide_sum<A> sum[NV];
   // dx's lines of this sweep's lanes into L2 while the first sweep reads y and dy: the second
   // sweep's stores otherwise wait for each line's read for ownership from L3 or memory.
-  const dim_t dx_end = off[NV - 1] + (kPartial ? last : kWidth<A>);
+  const dim_t dx_end = off[NV - 1] + (kPartial ? last : W);
   auto fetch_dx = [&](dim_t a0, dim_t a1) __attribute__((always_inline)) {
     for (dim_t a = a0; a < a1; ++a) {
       const T* step = dx + a * stride;
@@ -60,48 +66,93 @@ void backward_lane_vectors(const T* y, const T* dy, T* dx, dim_t len, dim_t stri
       }
     }
   };
-  dim_t a = 0;
-  for (; a + 4 <= len; a += 4) {
-    fetch_dx(a, a + 4);
-    for (int v = 0; v < NV; ++v) {
-      F d[4];
-      for (int q = 0; q < 4; ++q) d[q] = load(dy + (a + q) * stride, v);
-      if constexpr (kLog) {
-        for (int q = 0; q < 4; ++q) sum[v].add(d[q]);
-      } else {
-        F u[4];
-        for (int q = 0; q < 4; ++q) u[q] = load(y + (a + q) * stride, v);
-        sum[v].add_products4(d, u);
+  // The first sweep over axis steps [a0, a1), into sum[].
+  auto add_sums = [&](dim_t a0, dim_t a1) __attribute__((always_inline)) {
+    dim_t a = a0;
+    for (; a + 4 <= a1; a += 4) {
+      fetch_dx(a, a + 4);
+      for (int v = 0; v < NV; ++v) {
+        F d[4];
+        for (int q = 0; q < 4; ++q) d[q] = load(dy + (a + q) * stride, v);
+        if constexpr (kLog) {
+          for (int q = 0; q < 4; ++q) sum[v].add(d[q]);
+        } else {
+          F u[4];
+          for (int q = 0; q < 4; ++q) u[q] = load(y + (a + q) * stride, v);
+          sum[v].add_products4(d, u);
+        }
       }
     }
-  }
-  for (; a < len; ++a) {
-    for (int v = 0; v < NV; ++v) {
-      const F d = load(dy + a * stride, v);
-      if constexpr (kLog) sum[v].add(d);
-      else sum[v].add_product(d, load(y + a * stride, v));
+    for (; a < a1; ++a) {
+      for (int v = 0; v < NV; ++v) {
+        const F d = load(dy + a * stride, v);
+        if constexpr (kLog) sum[v].add(d);
+        else sum[v].add_product(d, load(y + a * stride, v));
+      }
     }
-  }
+  };
+  // The second sweep over axis steps [a0, a1), with the group's sums in sum[].
+  auto store_dx = [&](dim_t a0, dim_t a1) __attribute__((always_inline)) {
+    F sum_f32[NV];
+    for (int v = 0; v < NV; ++v) sum_f32[v] = narrow<A>(sum[v].lo, sum[v].hi);
+    const simd::scaled_exp_f64<A> exp_f64(1.0);
+    for (dim_t a = a0; a < a1; ++a) {
+      const dim_t o = a * stride;
+      F r[NV];
+      for (int v = 0; v < NV; ++v) {
+        const F d = load(dy + o, v);
+        const F u = load(y + o, v);
+        if constexpr (kLog) {
+          r[v] = logsoftmax_dx_in_f64<A>(d, u, exp_f64, sum[v].lo, sum[v].hi);
+        } else {
+          r[v] = u * (d - sum_f32[v]);
+        }
+      }
+      for (int v = 0; v < NV; ++v) {
+        if constexpr (kPartial) simd::store_f32(dx + o + off[v], r[v], last);
+        else simd::store_f32(dx + o + off[v], r[v]);
+      }
+    }
+  };
 
-  F sum_f32[NV];
-  for (int v = 0; v < NV; ++v) sum_f32[v] = narrow<A>(sum[v].lo, sum[v].hi);
-  const simd::scaled_exp_f64<A> exp_f64(1.0);
-  for (a = 0; a < len; ++a) {
-    const dim_t o = a * stride;
-    F r[NV];
-    for (int v = 0; v < NV; ++v) {
-      const F d = load(dy + o, v);
-      const F u = load(y + o, v);
-      if constexpr (kLog) {
-        r[v] = logsoftmax_dx_in_f64<A>(d, u, exp_f64, sum[v].lo, sum[v].hi);
-      } else {
-        r[v] = u * (d - sum_f32[v]);
+  if (parts.split == nullptr) {
+    add_sums(0, len);
+    store_dx(0, len);
+    return;
+  }
+  const axis_split& split = *parts.split;
+  const int used = kPartial ? last : W;  // lanes of each vector that belong to the group
+  auto steps_of = [&](dim_t part, dim_t& a0, dim_t& a1) {
+    a0 = part * split.part_len;
+    a1 = std::min(len, a0 + split.part_len);
+  };
+  if (split.phase == 0) {
+    for (dim_t part = parts.part_begin; part < parts.part_end; ++part) {
+      dim_t a0, a1;
+      steps_of(part, a0, a1);
+      for (int v = 0; v < NV; ++v) sum[v] = {};
+      add_sums(a0, a1);
+      for (int v = 0; v < NV; ++v) {
+        double lane_sum[W];
+        sum[v].lanes(lane_sum);
+        std::copy_n(lane_sum, used, split.rest + parts.at(part, off[v]));
       }
     }
-    for (int v = 0; v < NV; ++v) {
-      if constexpr (kPartial) simd::store_f32(dx + o + off[v], r[v], last);
-      else simd::store_f32(dx + o + off[v], r[v]);
+    return;
+  }
+  for (int v = 0; v < NV; ++v) {
+    alignas(64) double lane_sum[W] = {};  // lanes past `used`: never stored
+    for (int i = 0; i < used; ++i) {
+      for (dim_t q = 0; q < split.parts; ++q) lane_sum[i] += split.rest[parts.at(q, off[v]) + i];
     }
+    sum[v].lo = D::load_aligned(lane_sum);
+    sum[v].hi = D::load_aligned(lane_sum + D::size);
+  }
+  // Last part first: phase 0 left its y and dy in L2.
+  for (dim_t part = parts.part_end; part-- > parts.part_begin;) {
+    dim_t a0, a1;
+    steps_of(part, a0, a1);
+    store_dx(a0, a1);
   }
 }
 
@@ -111,8 +162,13 @@ void backward_lane_vectors(const T* y, const T* dy, T* dx, dim_t len, dim_t stri
 // instead of one masked vector per axis step (slow on AMD), and each row's sum is the sum of its
 // W / lanes vector lanes. Per element the arithmetic is backward_lane_vectors': four vectors'
 // products added pairwise in f32 then widened (softmax), each dy widened (logsoftmax).
+// A split group (k.split.parts > 0) is cut into parts of part_len * lanes elements (whole
+// vectors: plan.cc makes part_len a multiple of W / lanes), and this call runs the current phase
+// on parts [part_begin, part_end): phase 0 stores each part's row sums (its vector lanes folded
+// to rows), phase 1 merges them in part order and stores dx.
 template <class A, class T, bool kLog>
-void backward_interleaved(const kernel_args& k, dim_t base) {
+void backward_interleaved(const kernel_args& k, dim_t base, dim_t part_begin = 0,
+                          dim_t part_end = 1) {
   using F = vf<A>;
   using D = vd<A>;
   constexpr int W = kWidth<A>;
@@ -123,58 +179,98 @@ void backward_interleaved(const kernel_args& k, dim_t base) {
   const T* y = static_cast<const T*>(k.in0) + base;
   const T* dy = static_cast<const T*>(k.in1) + base;
   T* dx = static_cast<T*>(k.out) + base;
+  const axis_split& split = k.split;
+  const bool is_split = split.parts > 0;
+  // Elements [e0, e1) of part p: whole vectors but for the group's tail.
+  auto part_range = [&](dim_t p, dim_t& e0, dim_t& e1) {
+    e0 = is_split ? p * split.part_len * lanes : 0;
+    e1 = is_split ? std::min(n, (p + 1) * split.part_len * lanes) : n;
+  };
 
-  wide_sum<A> sum;
-  dim_t i = 0;
-  for (; i + 4 * W <= full; i += 4 * W) {
-    F d[4];
-    for (int q = 0; q < 4; ++q) d[q] = simd::load_f32<A>(dy + i + q * W);
-    if constexpr (kLog) {
-      for (int q = 0; q < 4; ++q) sum.add(d[q]);
-    } else {
-      F u[4];
-      for (int q = 0; q < 4; ++q) u[q] = simd::load_f32<A>(y + i + q * W);
-      sum.add_products4(d, u);
+  // Each row's sum over elements [e0, e1): the vector lanes' sums folded to rows, lane order.
+  auto row_sums = [&](dim_t e0, dim_t e1, double (&row)[W]) __attribute__((always_inline)) {
+    wide_sum<A> sum;
+    const dim_t whole_end = std::min(e1, full);
+    dim_t i = e0;
+    for (; i + 4 * W <= whole_end; i += 4 * W) {
+      F d[4];
+      for (int q = 0; q < 4; ++q) d[q] = simd::load_f32<A>(dy + i + q * W);
+      if constexpr (kLog) {
+        for (int q = 0; q < 4; ++q) sum.add(d[q]);
+      } else {
+        F u[4];
+        for (int q = 0; q < 4; ++q) u[q] = simd::load_f32<A>(y + i + q * W);
+        sum.add_products4(d, u);
+      }
     }
-  }
-  for (; i < full; i += W) {
-    const F d = simd::load_f32<A>(dy + i);
-    if constexpr (kLog) sum.add(d);
-    else sum.add_product(d, simd::load_f32<A>(y + i));
-  }
-  if (tail) {
-    const F d = load_partial<A>(dy + full, tail, 0.f);
-    if constexpr (kLog) sum.add(d);
-    else sum.add_product(d, load_partial<A>(y + full, tail, 0.f));
-  }
-
-  // Each row's sum over its copies, in vector-lane order, then repeated over a vector's copies.
-  double lane_sum[W];
-  sum.lanes(lane_sum);
-  alignas(64) double pattern[W];
-  for (int j = 0; j < lanes; ++j) {
-    double row = 0;
-    for (int c = j; c < W; c += lanes) row += lane_sum[c];
-    for (int c = j; c < W; c += lanes) pattern[c] = row;
-  }
-  const D sum_lo = D::load_aligned(pattern);
-  const D sum_hi = D::load_aligned(pattern + D::size);
-  const F sum_f32 = narrow<A>(sum_lo, sum_hi);
-  const simd::scaled_exp_f64<A> exp_f64(1.0);
-  auto dx_of = [&](F d, F u) __attribute__((always_inline)) {
-    if constexpr (kLog) {
-      return logsoftmax_dx_in_f64<A>(d, u, exp_f64, sum_lo, sum_hi);
-    } else {
-      return u * (d - sum_f32);
+    for (; i < whole_end; i += W) {
+      const F d = simd::load_f32<A>(dy + i);
+      if constexpr (kLog) sum.add(d);
+      else sum.add_product(d, simd::load_f32<A>(y + i));
+    }
+    if (tail && e1 == n) {
+      const F d = load_partial<A>(dy + full, tail, 0.f);
+      if constexpr (kLog) sum.add(d);
+      else sum.add_product(d, load_partial<A>(y + full, tail, 0.f));
+    }
+    double lane_sum[W];
+    sum.lanes(lane_sum);
+    for (int j = 0; j < lanes; ++j) {
+      row[j] = 0;
+      for (int c = j; c < W; c += lanes) row[j] += lane_sum[c];
     }
   };
-  for (i = 0; i < full; i += W) {
-    simd::store_f32(dx + i, dx_of(simd::load_f32<A>(dy + i), simd::load_f32<A>(y + i)));
+  // dx over elements [e0, e1), each row's sum repeated over a vector's copies in `pattern`.
+  auto store_dx = [&](dim_t e0, dim_t e1, const double (&pattern)[W])
+                      __attribute__((always_inline)) {
+    const D sum_lo = D::load_unaligned(pattern);
+    const D sum_hi = D::load_unaligned(pattern + D::size);
+    const F sum_f32 = narrow<A>(sum_lo, sum_hi);
+    const simd::scaled_exp_f64<A> exp_f64(1.0);
+    auto dx_of = [&](F d, F u) __attribute__((always_inline)) {
+      if constexpr (kLog) {
+        return logsoftmax_dx_in_f64<A>(d, u, exp_f64, sum_lo, sum_hi);
+      } else {
+        return u * (d - sum_f32);
+      }
+    };
+    const dim_t whole_end = std::min(e1, full);
+    for (dim_t i = e0; i < whole_end; i += W) {
+      simd::store_f32(dx + i, dx_of(simd::load_f32<A>(dy + i), simd::load_f32<A>(y + i)));
+    }
+    if (tail && e1 == n) {
+      simd::store_f32(
+          dx + full,
+          dx_of(load_partial<A>(dy + full, tail, 0.f), load_partial<A>(y + full, tail, 0.f)),
+          tail);
+    }
+  };
+
+  double row[W];
+  if (is_split && split.phase == 0) {
+    for (dim_t p = part_begin; p < part_end; ++p) {
+      dim_t e0, e1;
+      part_range(p, e0, e1);
+      row_sums(e0, e1, row);
+      std::copy_n(row, lanes, split.rest + p * lanes);
+    }
+    return;
   }
-  if (tail) {
-    simd::store_f32(
-        dx + full,
-        dx_of(load_partial<A>(dy + full, tail, 0.f), load_partial<A>(y + full, tail, 0.f)), tail);
+  if (is_split) {
+    for (int j = 0; j < lanes; ++j) {
+      row[j] = 0;
+      for (dim_t q = 0; q < split.parts; ++q) row[j] += split.rest[q * lanes + j];
+    }
+  } else {
+    row_sums(0, n, row);
+  }
+  double pattern[W];
+  for (int c = 0; c < W; ++c) pattern[c] = row[c % lanes];
+  // Last part first: phase 0 left its y and dy in L2.
+  for (dim_t p = part_end; p-- > part_begin;) {
+    dim_t e0, e1;
+    part_range(p, e0, e1);
+    store_dx(e0, e1, pattern);
   }
 }
 
@@ -186,24 +282,31 @@ void backward_strided_rows(const kernel_args& k, dim_t begin, dim_t end) {
   const dim_t whole = g.lanes / W;
   const int rest = static_cast<int>(g.lanes % W);
   const bool interleaved = strided_is_interleaved(g, W);
-  for (dim_t group = begin; group < end; ++group) {
+  // A split group: [begin, end) are parts of group 0.
+  const bool split = k.split.parts > 0;
+  for (dim_t group = split ? 0 : begin; group < (split ? 1 : end); ++group) {
     const dim_t base = k.rows.offset_of(group);
     if (interleaved) {
-      backward_interleaved<A, T, kLog>(k, base);
+      if (split) backward_interleaved<A, T, kLog>(k, base, begin, end);
+      else backward_interleaved<A, T, kLog>(k, base);
       continue;
     }
     const T* y = static_cast<const T*>(k.in0) + base;
     const T* dy = static_cast<const T*>(k.in1) + base;
     T* dx = static_cast<T*>(k.out) + base;
+    auto parts_from = [&](dim_t first_lane) {
+      return split ? split_lanes{&k.split, g.lanes, first_lane, begin, end} : split_lanes{};
+    };
     if (whole == 0) {
       const int zero[1] = {0};
-      backward_lane_vectors<A, T, kLog, 1, true>(y, dy, dx, g.len, g.axis_stride, zero, rest);
+      backward_lane_vectors<A, T, kLog, 1, true>(y, dy, dx, g.len, g.axis_stride, zero, rest,
+                                                 parts_from(0));
       continue;
     }
     for_each_lane_sweep<W, kMaxVectors>(
         g.lanes, rest != 0, [&]<int NV>(dim_t j, const int (&off)[NV], bool) {
           backward_lane_vectors<A, T, kLog, NV, false>(y + j, dy + j, dx + j, g.len,
-                                                       g.axis_stride, off, W);
+                                                       g.axis_stride, off, W, parts_from(j));
         });
   }
 }

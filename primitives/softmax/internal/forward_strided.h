@@ -258,17 +258,6 @@ struct next_group {
   }
 };
 
-// Where the sweeps of a split group (kernel_args::split) keep their per-lane partial results:
-// vector v's lanes of part p start at entry part * lanes + first + off[v].
-struct split_lanes {
-  const axis_split* split = nullptr;  // nullptr: the group is not split
-  dim_t lanes = 0;                    // the group's
-  dim_t first = 0;                    // the sweep's first lane
-  dim_t part_begin = 0;               // the parts this call works on
-  dim_t part_end = 0;
-  dim_t at(dim_t part, int off) const { return part * lanes + first + off; }
-};
-
 // The three sweeps along the axis for NV vectors of lanes at element offsets off[0..NV) from
 // src / dst (lane j of row a at a * stride + j). kPartial: one vector of `tail` lanes (masked
 // loads and stores: only when the group has fewer lanes than a vector). Vectors may overlap

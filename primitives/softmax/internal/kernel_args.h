@@ -56,11 +56,13 @@ inline bool strided_is_interleaved(const strided_geometry& g, int width) {
 
 // A single strided group split along its axis, so that more than one thread can work on it
 // (plan.cc decides when; threads otherwise split groups, never the axis). The axis is cut into
-// `parts` parts of `part_len` steps (the last may be shorter), and the forward kernel runs three
-// times, each a parallel_for over the parts (softmax.cc): phase 0 finds each part's per-lane max
-// and min; phase 1 merges them and sums each part's exps; phase 2 merges the sums and normalises
-// each part. The parts depend on the problem only, not on the thread count, so neither do the
-// results. The partial results go through buffers of parts x lanes entries, part-major.
+// `parts` parts of `part_len` steps (the last may be shorter), and the kernel runs once per phase,
+// each a parallel_for over the parts (softmax.cc). Forward, three phases: phase 0 finds each
+// part's per-lane max and min; phase 1 merges them and sums each part's exps; phase 2 merges the
+// sums and normalises each part. Backward, two: phase 0 sums each part's dy * y (softmax) or dy
+// (logsoftmax) per lane; phase 1 merges the sums and computes each part's dx. The parts depend on
+// the problem only, not on the thread count, so neither do the results. The partial results go
+// through buffers of parts x lanes entries, part-major.
 struct axis_split {
   dim_t parts = 0;  // 0: the axis is not split
   dim_t part_len = 0;
@@ -68,7 +70,8 @@ struct axis_split {
   float* max = nullptr;
   float* min = nullptr;
   double* count = nullptr;  // logsoftmax's count of elements equal to the max
-  double* rest = nullptr;  // the sum of the other exps (softmax: of all of them)
+  // The sum of the other exps (softmax: of all of them); backward: of dy * y (softmax) or dy.
+  double* rest = nullptr;
 };
 
 struct kernel_args {
@@ -81,7 +84,7 @@ struct kernel_args {
   row_loops rows;
   dense_geometry dense;
   strided_geometry strided;
-  axis_split split;  // strided forward only
+  axis_split split;  // strided kernels only
 };
 
 // Processes rows (or row groups) [begin, end).

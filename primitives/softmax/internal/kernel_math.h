@@ -373,6 +373,17 @@ void for_each_lane_sweep(dim_t lanes, bool overlap, Sweep sweep) {
   }
 }
 
+// Where the strided sweeps of a split group (kernel_args::split) keep their per-lane partial
+// results: vector v's lanes of part p start at entry part * lanes + first + off[v].
+struct split_lanes {
+  const axis_split* split = nullptr;  // nullptr: the group is not split
+  dim_t lanes = 0;                    // the group's
+  dim_t first = 0;                    // the sweep's first lane
+  dim_t part_begin = 0;               // the parts this call works on
+  dim_t part_end = 0;
+  dim_t at(dim_t part, int off) const { return part * lanes + first + off; }
+};
+
 }  // namespace
 }  // namespace tessera::softmax_internal
 

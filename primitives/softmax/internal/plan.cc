@@ -132,15 +132,16 @@ std::string vector_geometry(const problem& p, kernel_kind& kind, kernel_args& g)
   return "";
 }
 
-// How a strided forward splits its group along the axis (kernel_args.h: axis_split), so that
+// How a strided kernel splits its group along the axis (kernel_args.h: axis_split), so that
 // more than one thread works on it: only a single group (several groups already go to several
 // threads), in parts of at least kMinPartElements elements and kMinPartSteps axis steps, and at
 // most kMaxParts of them (more parts than threads keep the threads' shares even; each part merges
 // all parts' partial results, so many parts would cost more than they balance). Not for more
 // than kMaxSplitLanes lanes (the partial results take parts x lanes x 20 bytes).
-// The part length is a multiple of 4 (the exp sweep sums four axis steps at a time) and, for an
-// interleaved group (forward_interleaved: W / lanes axis steps per vector), of W / lanes, so that
-// each part is whole vectors.
+// The part length is a multiple of 4 (the forward's exp sweep and the backward's first sweep sum
+// four axis steps at a time) and, for an interleaved group (forward_interleaved,
+// backward_interleaved: W / lanes axis steps per vector), of W / lanes, so that each part is
+// whole vectors.
 axis_split split_of(const kernel_args& g, simd::isa isa) {
   constexpr dim_t kMinPartElements = 16384, kMinPartSteps = 16, kMaxParts = 8;
   constexpr dim_t kMaxSplitLanes = 1024;
@@ -221,9 +222,7 @@ absl::StatusOr<plan> make_plan(const problem& prob, const softmax_options& optio
       result.fn = fn;
       result.geometry = geometry;
       result.geometry.alg = prob.alg;
-      if (k == kernel_kind::strided && prob.dir == direction::forward) {
-        result.geometry.split = split_of(geometry, isa);
-      }
+      if (k == kernel_kind::strided) result.geometry.split = split_of(geometry, isa);
       result.work_per_item = k == kernel_kind::dense
                                  ? std::max<dim_t>(1, geometry.dense.len)
                                  : std::max<dim_t>(1, geometry.strided.len * geometry.strided.lanes);
