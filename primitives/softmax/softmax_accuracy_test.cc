@@ -302,30 +302,36 @@ TEST(SoftmaxAccuracy, BackwardRandomProblemsEveryKernel) {
 }
 
 // Backward logsoftmax with dst values no logsoftmax gives (positive, below -80, near the edges of
-// that range): the dense kernels compute such lanes in f64, where their f32 exp (for dst in
-// [-80, 0] only) would be wrong. Rows of 37 to 300 elements, so that vectors mix both paths.
-// Then dst in [88, 120] with sum(diff_dst) = 2^-100 (diff_dst 1, -1, 2^-100, zeros): exp(dst)
-// overflows f32 but exp(dst) * sum does not.
+// that range): the vector kernels compute such lanes in f64, where their f32 exp (for dst in
+// [-80, 0] only) would be wrong. Rows of 37 to 300 elements, so that vectors mix both paths,
+// along a dense axis (5 rows) and a strided one (5 and 37 lanes: a masked vector, whole vectors
+// and an overlapping one). Then dst in [88, 120] with sum(diff_dst) = 2^-100 (diff_dst 1, -1,
+// 2^-100, zeros along each row): exp(dst) overflows f32 but exp(dst) * sum does not.
 TEST(SoftmaxAccuracy, BackwardLogsoftmaxDstOutsideALogsoftmaxRange) {
   std::mt19937 rng(123);
   std::uniform_real_distribution<double> wide(-200, 80), edge(-0.5, 0.5), huge(88, 120);
   int vector_runs = 0;
   for (dim_t len : {37, 64, 300}) {
-    const random_problem p{{5, len}, 1, 0};
-    const memory_desc md = plain(p.dims, data_type::f32);
-    std::vector<double> y(static_cast<size_t>(md.nelems()));
-    for (size_t i = 0; i < y.size(); ++i) {
-      y[i] = i % 3 == 0 ? wide(rng) : (i % 3 == 1 ? -80 + edge(rng) : edge(rng) - 1);
+    for (dim_t lanes : {0, 5, 37}) {  // 0: the dense axis
+      const random_problem p =
+          lanes == 0 ? random_problem{{5, len}, 1, 0} : random_problem{{len, lanes}, 0, 0};
+      const dim_t rows = lanes == 0 ? 5 : lanes;
+      auto index = [&](dim_t row, dim_t a) { return lanes == 0 ? row * len + a : a * lanes + row; };
+      const memory_desc md = plain(p.dims, data_type::f32);
+      std::vector<double> y(static_cast<size_t>(md.nelems()));
+      for (size_t i = 0; i < y.size(); ++i) {
+        y[i] = i % 3 == 0 ? wide(rng) : (i % 3 == 1 ? -80 + edge(rng) : edge(rng) - 1);
+      }
+      check_backward(p, md, data_type::f32, softmax_alg::logsoftmax, rng, vector_runs, &y);
+      for (auto& v : y) v = huge(rng);
+      std::vector<double> dy(y.size(), 0.0);
+      for (dim_t row = 0; row < rows; ++row) {
+        dy[index(row, 0)] = 1, dy[index(row, 1)] = -1, dy[index(row, 2)] = 0x1p-100;
+      }
+      check_backward(p, md, data_type::f32, softmax_alg::logsoftmax, rng, vector_runs, &y, &dy);
     }
-    check_backward(p, md, data_type::f32, softmax_alg::logsoftmax, rng, vector_runs, &y);
-    for (auto& v : y) v = huge(rng);
-    std::vector<double> dy(y.size(), 0.0);
-    for (size_t row = 0; row < y.size(); row += static_cast<size_t>(len)) {
-      dy[row] = 1, dy[row + 1] = -1, dy[row + 2] = 0x1p-100;
-    }
-    check_backward(p, md, data_type::f32, softmax_alg::logsoftmax, rng, vector_runs, &y, &dy);
   }
-  EXPECT_GT(vector_runs, 6);
+  EXPECT_GT(vector_runs, 18);
 }
 
 // The strided backward at lane counts around the vector widths (4, 8, 16): whole vectors, a

@@ -115,19 +115,11 @@ void backward_rows(const kernel_args& k, dim_t begin, dim_t end) {
 
     // Pass 2. softmax in f32: within ~2 eps of the operand size (the test's bound is 4): the sum
     // rounded to f32, then diff_dst - sum and the product rounded once each.
-    // logsoftmax: diff_dst - exp(dst) * sum cancels, and where it does an f32 exp's ~1 ulp on
-    // exp(dst) * sum is far beyond benchdnn's threshold on the small result: such lanes are
-    // computed in f64 (rounded once; scaled_exp_f64's 2^-37 relative error is 2^-14 f32 ulp of
-    // exp(dst) * sum: negligible). The others stay in f32 (exp_nonpositive_f32, 1 ulp): a lane
-    // is kept when dst is in [-80, 0] (a logsoftmax output, exp normal), the result r is finite
-    // and normal, and |p| <= kMaxCancellation |r| for p = exp(dst) * sum. Its error is then at
-    // most 1 ulp of exp, the sum's and p's roundings and r's: <= 2 eps |p| + eps/2 |r| (2.5 eps of
-    // the operand size, within the test's 4; <= 32.5 eps of r, within benchdnn's 160). Which
-    // path a lane takes depends on its values only, so the bits do not depend on placement.
+    // logsoftmax: in f32 where nothing cancels, else in f64 (logsoftmax_dx_f32_where_safe;
+    // scaled_exp_f64's 2^-37 relative error is 2^-14 f32 ulp of exp(dst) * sum: negligible).
     if constexpr (kLog) {
       const simd::scaled_exp_f64<A> exp_times_sum(total);
       const F sum(static_cast<float>(total));
-      constexpr float kMaxCancellation = 16.f;
       auto in_f64 = [&](F d, F v) {
         vd<A> dlo, dhi, vlo, vhi;
         widen<A>(d, dlo, dhi);
@@ -135,15 +127,7 @@ void backward_rows(const kernel_args& k, dim_t begin, dim_t end) {
         return narrow<A>(dlo - exp_times_sum(vlo), dhi - exp_times_sum(vhi));
       };
       map_row<A>(g, y, dy, dx, [&](F d, F v) {
-        const auto in_range = (v >= F(-80.f)) & (v <= F(0.f));
-        const F p = simd::exp_nonpositive_f32(::tessera::simd::select(in_range, v, F(0.f))) * sum;
-        const F r = d - p;
-        const F r_size = xsimd::abs(r);
-        const auto kept = in_range & (r_size >= F(0x1p-100f)) &
-                          (r_size <= F(std::numeric_limits<float>::max())) &
-                          (xsimd::abs(p) <= r_size * F(kMaxCancellation));
-        if (xsimd::all(kept)) return r;
-        return ::tessera::simd::select(kept, r, in_f64(d, v));
+        return logsoftmax_dx_f32_where_safe<A>(d, v, sum, in_f64);
       }, next_dx);
     } else {
       const F sum(static_cast<float>(total));

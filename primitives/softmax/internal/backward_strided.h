@@ -35,7 +35,8 @@ vf<A> logsoftmax_dx_in_f64(vf<A> d, vf<A> u, const simd::scaled_exp_f64<A>& exp_
 // The arithmetic is the dense backward's, per lane:
 //   sums: softmax's four axis steps added pairwise in f32 (products rounded once), widened to
 //   f64; logsoftmax's each widened to f64 (exact);
-//   softmax dx = y * (dy - sum), the sum rounded to f32; logsoftmax dx = dy - exp(y) * sum in f64.
+//   softmax dx = y * (dy - sum), the sum rounded to f32; logsoftmax dx = dy - exp(y) * sum in
+//   f32 where nothing cancels, else in f64 (logsoftmax_dx_f32_where_safe).
 // With `parts.split` (a single group split along its axis), only the current phase, on parts
 // [part_begin, part_end): phase 0 stores each part's per-lane sums (f64), phase 1 merges them in
 // part order and stores dx. Parts start at a multiple of four steps, so the f32 groups of four
@@ -103,7 +104,9 @@ void backward_lane_vectors(const T* y, const T* dy, T* dx, dim_t len, dim_t stri
         const F d = load(dy + o, v);
         const F u = load(y + o, v);
         if constexpr (kLog) {
-          r[v] = logsoftmax_dx_in_f64<A>(d, u, exp_f64, sum[v].lo, sum[v].hi);
+          r[v] = logsoftmax_dx_f32_where_safe<A>(d, u, sum_f32[v], [&](F d64, F u64) {
+            return logsoftmax_dx_in_f64<A>(d64, u64, exp_f64, sum[v].lo, sum[v].hi);
+          });
         } else {
           r[v] = u * (d - sum_f32[v]);
         }
@@ -229,7 +232,9 @@ void backward_interleaved(const kernel_args& k, dim_t base, dim_t part_begin = 0
     const simd::scaled_exp_f64<A> exp_f64(1.0);
     auto dx_of = [&](F d, F u) __attribute__((always_inline)) {
       if constexpr (kLog) {
-        return logsoftmax_dx_in_f64<A>(d, u, exp_f64, sum_lo, sum_hi);
+        return logsoftmax_dx_f32_where_safe<A>(d, u, sum_f32, [&](F d64, F u64) {
+          return logsoftmax_dx_in_f64<A>(d64, u64, exp_f64, sum_lo, sum_hi);
+        });
       } else {
         return u * (d - sum_f32);
       }
