@@ -6,6 +6,8 @@
 #ifndef TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_VECTOR_KERNELS_IMPL_H_
 #define TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_VECTOR_KERNELS_IMPL_H_
 
+#include <type_traits>
+
 #include "tessera/core/data_type.h"
 #include "tessera/primitives/softmax/internal/backward_dense.h"
 #include "tessera/primitives/softmax/internal/backward_strided.h"
@@ -54,33 +56,56 @@ kernel_fn for_one_type(data_type y, data_type dy, data_type dx, Pick pick) {
   return fn;
 }
 
+// The avx512bw_bf16 instantiation differs from avx512bw only where it stores bf16 (vcvtneps2bf16):
+// kernels whose output is another type are avx512bw's own (instantiated by that ISA's
+// vector_kernels.cc, declared extern there), which saves compiling two thirds of the kernels a
+// fourth time (each build configuration compiles all ISAs).
+template <class A, class Out>
+constexpr bool kSameAsPlainAvx512bw = simd::has_native_bf16<A> && !std::is_same_v<Out, bf16>;
+
 template <class A>
 kernel_fn forward_dense_for(data_type s, data_type d) {
+  if constexpr (simd::has_native_bf16<A>) {
+    if (d != data_type::bf16) return forward_dense_for<xsimd::avx512bw>(s, d);
+  }
   return for_types<A>(s, d, [](auto st, auto dt) -> kernel_fn {
-    return &forward_dense<A, decltype(st), decltype(dt)>;
+    if constexpr (kSameAsPlainAvx512bw<A, decltype(dt)>) return nullptr;  // not reached
+    else return &forward_dense<A, decltype(st), decltype(dt)>;
   });
 }
 
 template <class A>
 kernel_fn forward_strided_for(data_type s, data_type d) {
+  if constexpr (simd::has_native_bf16<A>) {
+    if (d != data_type::bf16) return forward_strided_for<xsimd::avx512bw>(s, d);
+  }
   return for_types<A>(s, d, [](auto st, auto dt) -> kernel_fn {
-    return &forward_strided<A, decltype(st), decltype(dt)>;
+    if constexpr (kSameAsPlainAvx512bw<A, decltype(dt)>) return nullptr;  // not reached
+    else return &forward_strided<A, decltype(st), decltype(dt)>;
   });
 }
 
 template <class A>
 kernel_fn backward_dense_for(data_type y, data_type dy, data_type dx) {
+  if constexpr (simd::has_native_bf16<A>) {
+    if (dx != data_type::bf16) return backward_dense_for<xsimd::avx512bw>(y, dy, dx);
+  }
   return for_one_type<A>(y, dy, dx, [](auto t) -> kernel_fn {
     using T = decltype(t);
-    return &backward_dense<A, T, T, T>;
+    if constexpr (kSameAsPlainAvx512bw<A, T>) return nullptr;  // not reached
+    else return &backward_dense<A, T, T, T>;
   });
 }
 
 template <class A>
 kernel_fn backward_strided_for(data_type y, data_type dy, data_type dx) {
+  if constexpr (simd::has_native_bf16<A>) {
+    if (dx != data_type::bf16) return backward_strided_for<xsimd::avx512bw>(y, dy, dx);
+  }
   return for_one_type<A>(y, dy, dx, [](auto t) -> kernel_fn {
     using T = decltype(t);
-    return &backward_strided<A, T, T, T>;
+    if constexpr (kSameAsPlainAvx512bw<A, T>) return nullptr;  // not reached
+    else return &backward_strided<A, T, T, T>;
   });
 }
 
