@@ -222,6 +222,51 @@ TEST(Softmax, StridedInPlaceEqualsOutOfPlace) {
   }
 }
 
+// A strided backward whose group is one contiguous block (nchw along C) takes its second sweep in
+// memory order (backward_contiguous_dx); the same values with a padded axis stride (52 for 49
+// lanes: not contiguous) take one vector per axis step. Both give the same bits, on every ISA,
+// whole groups and a single split group, with dx at two offsets 4 bytes apart.
+TEST(Softmax, BackwardContiguousGroupGivesTheBitsOfAPaddedOne) {
+  for (const std::vector<dim_t>& dims :
+       {std::vector<dim_t>{3, 37, 49}, {2, 23, 16}, {3, 29, 100}, {1, 1000, 49}}) {
+    const dim_t lanes = dims[2], len = dims[1];
+    const memory_desc md = plain(dims, data_type::f32);
+    const memory_desc padded =
+        *memory_desc::with_strides(dims, data_type::f32, {len * (lanes + 3), lanes + 3, 1});
+    std::vector<double> y(static_cast<size_t>(md.nelems())), dy(y.size());
+    for (size_t i = 0; i < y.size(); ++i) {
+      y[i] = -static_cast<double>((i * 7919) % 1009) * 0.01;  // a logsoftmax-like range
+      dy[i] = static_cast<double>((i * 104729) % 997) * 1e-3 - 0.5;
+    }
+    for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::logsoftmax}) {
+      for (const std::string& filter : softmax_test::kernel_filters()) {
+        if (filter == "ref") continue;
+        std::vector<std::vector<double>> results;
+        for (const memory_desc* m : {&md, &padded}) {
+          for (int shift : {0, 1}) {  // dx's buffer offset, in elements
+            auto bwd = softmax_backward::create(alg, *m, *m, *m, 1, {}, {filter});
+            ASSERT_TRUE(bwd.ok()) << bwd.status();
+            auto yb = buffer(*m), dyb = buffer(*m);
+            testing::write_logical(*m, yb.data(), y);
+            testing::write_logical(*m, dyb.data(), dy);
+            std::vector<uint8_t> dxb(buffer(*m).size() + 64);
+            uint8_t* dx = dxb.data() + shift * sizeof(float);
+            ASSERT_TRUE(bwd->execute({{arg::dst, {*m, yb.data()}},
+                                      {arg::diff_dst, {*m, dyb.data()}},
+                                      {arg::diff_src, {*m, dx}}})
+                            .ok());
+            results.push_back(testing::read_logical(*m, dx));
+          }
+        }
+        for (size_t r = 1; r < results.size(); ++r) {
+          EXPECT_EQ(results[r], results[0]) << filter << " " << name_of(alg) << " "
+                                            << ::testing::PrintToString(dims) << " run " << r;
+        }
+      }
+    }
+  }
+}
+
 // A single strided group large enough for two threads is split along its axis (verbose line:
 // axis_parts), forward and backward, on every ISA; two groups, a small group and many lanes are
 // not. In-place gives the bits of out-of-place there too, with all -Inf lanes and a lane whose

@@ -27,6 +27,53 @@ vf<A> logsoftmax_dx_in_f64(vf<A> d, vf<A> u, const simd::scaled_exp_f64<A>& exp_
   return narrow<A>(dlo - exp_f64(ulo) * sum_lo, dhi - exp_f64(uhi) * sum_hi);
 }
 
+// The second sweep over elements [e0, e1) of a group that is one contiguous block (its lanes are
+// its whole axis stride: nchw along C, element i in lane i % lanes, at least a vector of lanes):
+// dx in whole vectors in memory order, on whole lines after a head, each vector's sums loaded
+// from tables that repeat the lane sums past the last lane (`lanes + W` entries: f64 and the
+// same rounded to f32). Per element the arithmetic is backward_lane_vectors', so are the bits;
+// it replaces NV unaligned vectors per axis step (the last overlapping, a pointer per vector).
+template <class A, class T, bool kLog>
+void backward_contiguous_dx(const T* y, const T* dy, T* dx, int lanes, dim_t e0, dim_t e1,
+                            const double* sum_f64, const float* sum_f32) {
+  using F = vf<A>;
+  using D = vd<A>;
+  constexpr int W = kWidth<A>;
+  const simd::scaled_exp_f64<A> exp_f64(1.0);
+  auto dx_of = [&](F d, F u, int lane) __attribute__((always_inline)) {
+    const F sum = F::load_unaligned(sum_f32 + lane);
+    if constexpr (kLog) {
+      return logsoftmax_dx_f32_where_safe<A>(d, u, sum, [&](F d64, F u64) {
+        return logsoftmax_dx_in_f64<A>(d64, u64, exp_f64, D::load_unaligned(sum_f64 + lane),
+                                       D::load_unaligned(sum_f64 + lane + D::size));
+      });
+    } else {
+      return u * (d - sum);
+    }
+  };
+  auto partial = [&](dim_t i, int n, int lane) {
+    const F r = dx_of(load_partial<A>(dy + i, n, 0.f), load_partial<A>(y + i, n, 0.f), lane);
+    simd::store_f32(dx + i, r, n);
+  };
+  int lane = static_cast<int>(e0 % lanes);
+  auto advance = [&](int n) __attribute__((always_inline)) {  // n <= W <= lanes
+    lane += n;
+    if (lane >= lanes) lane -= lanes;
+  };
+  dim_t i = e0;
+  const int head = aligning_head<A>(dx + i, e1 - i);
+  if (head > 0) {
+    partial(i, head, lane);
+    i += head;
+    advance(head);
+  }
+  for (; i + W <= e1; i += W) {
+    simd::store_f32(dx + i, dx_of(simd::load_f32<A>(dy + i), simd::load_f32<A>(y + i), lane));
+    advance(W);
+  }
+  if (i < e1) partial(i, static_cast<int>(e1 - i), lane);
+}
+
 // NV vectors of lanes at element offsets off[0..NV) from y / dy / dx (lane j of axis step a at
 // a * stride + j). kPartial: one vector of `last` lanes (masked loads and stores: only when the
 // group has fewer lanes than a vector; a masked store is slow on AMD). Vectors may overlap (the
@@ -41,9 +88,12 @@ vf<A> logsoftmax_dx_in_f64(vf<A> d, vf<A> u, const simd::scaled_exp_f64<A>& exp_
 // [part_begin, part_end): phase 0 stores each part's per-lane sums (f64), phase 1 merges them in
 // part order and stores dx. Parts start at a multiple of four steps, so the f32 groups of four
 // are the whole group's; only the order of the f64 additions differs from a call without parts.
+// contiguous: the group is one contiguous block and this sweep holds all its lanes; the second
+// sweep is then backward_contiguous_dx.
 template <class A, class T, bool kLog, int NV, bool kPartial>
 void backward_lane_vectors(const T* y, const T* dy, T* dx, dim_t len, dim_t stride,
-                           const int (&off)[NV], int last, const split_lanes& parts = {}) {
+                           const int (&off)[NV], int last, bool contiguous,
+                           const split_lanes& parts = {}) {
   static_assert(!kPartial || NV == 1);
   using F = vf<A>;
   using D = vd<A>;
@@ -118,9 +168,31 @@ void backward_lane_vectors(const T* y, const T* dy, T* dx, dim_t len, dim_t stri
     }
   };
 
+  // The contiguous second sweep's tables (built once the sums are complete).
+  constexpr int kTable = NV * W + W;
+  alignas(64) double table_f64[kTable];
+  alignas(64) float table_f32[kTable];
+  // Forced inline, as the sweeps: as calls they took sum[] by address, and the first sweep then
+  // kept its sums in memory (stored every step).
+  auto fill_tables = [&]() __attribute__((always_inline)) {
+    const int lanes = static_cast<int>(stride);
+    for (int v = 0; v < NV; ++v) sum[v].lanes(table_f64 + off[v]);
+    for (int j = lanes; j < lanes + W; ++j) table_f64[j] = table_f64[j - lanes];
+    for (int j = 0; j < lanes + W; ++j) table_f32[j] = static_cast<float>(table_f64[j]);
+  };
+  auto second_sweep = [&](dim_t a0, dim_t a1) __attribute__((always_inline)) {
+    if (contiguous) {
+      backward_contiguous_dx<A, T, kLog>(y, dy, dx, static_cast<int>(stride), a0 * stride,
+                                         a1 * stride, table_f64, table_f32);
+    } else {
+      store_dx(a0, a1);
+    }
+  };
+
   if (parts.split == nullptr) {
     add_sums(0, len);
-    store_dx(0, len);
+    if (contiguous) fill_tables();
+    second_sweep(0, len);
     return;
   }
   const axis_split& split = *parts.split;
@@ -151,11 +223,12 @@ void backward_lane_vectors(const T* y, const T* dy, T* dx, dim_t len, dim_t stri
     sum[v].lo = D::load_aligned(lane_sum);
     sum[v].hi = D::load_aligned(lane_sum + D::size);
   }
+  if (contiguous) fill_tables();
   // Last part first: phase 0 left its y and dy in L2.
   for (dim_t part = parts.part_end; part-- > parts.part_begin;) {
     dim_t a0, a1;
     steps_of(part, a0, a1);
-    store_dx(a0, a1);
+    second_sweep(a0, a1);
   }
 }
 
@@ -305,13 +378,17 @@ void backward_strided_rows(const kernel_args& k, dim_t begin, dim_t end) {
     if (whole == 0) {
       const int zero[1] = {0};
       backward_lane_vectors<A, T, kLog, 1, true>(y, dy, dx, g.len, g.axis_stride, zero, rest,
-                                                 parts_from(0));
+                                                 false, parts_from(0));
       continue;
     }
+    // One sweep holds every lane of a contiguous group: its second sweep goes in memory order.
+    const bool contiguous =
+        g.axis_stride == g.lanes && whole + (rest != 0 ? 1 : 0) <= kMaxVectors;
     for_each_lane_sweep<W, kMaxVectors>(
         g.lanes, rest != 0, [&]<int NV>(dim_t j, const int (&off)[NV], bool) {
           backward_lane_vectors<A, T, kLog, NV, false>(y + j, dy + j, dx + j, g.len,
-                                                       g.axis_stride, off, W, parts_from(j));
+                                                       g.axis_stride, off, W, contiguous,
+                                                       parts_from(j));
         });
   }
 }
