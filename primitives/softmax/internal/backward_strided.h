@@ -108,6 +108,15 @@ void backward_lane_vectors(const T* y, const T* dy, T* dx, dim_t len, dim_t stri
   // sweep's stores otherwise wait for each line's read for ownership from L3 or memory.
   const dim_t dx_end = off[NV - 1] + (kPartial ? last : W);
   auto fetch_dx = [&](dim_t a0, dim_t a1) __attribute__((always_inline)) {
+    if (contiguous) {
+      // The steps are back to back: each line once, in one pass.
+      const auto end = reinterpret_cast<std::uintptr_t>(dx + a1 * stride);
+      for (auto p = reinterpret_cast<std::uintptr_t>(dx + a0 * stride) & ~std::uintptr_t{63};
+           p < end; p += 64) {
+        _mm_prefetch(reinterpret_cast<const char*>(p), _MM_HINT_T1);
+      }
+      return;
+    }
     for (dim_t a = a0; a < a1; ++a) {
       const T* step = dx + a * stride;
       const auto end = reinterpret_cast<std::uintptr_t>(step + dx_end);
