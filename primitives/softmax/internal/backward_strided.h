@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "tessera/primitives/softmax/internal/kernel_args.h"
 #include "tessera/primitives/softmax/internal/kernel_math.h"
@@ -27,6 +28,24 @@ vf<A> logsoftmax_dx_in_f64(vf<A> d, vf<A> u, const simd::scaled_exp_f64<A>& exp_
   return narrow<A>(dlo - exp_f64(ulo) * sum_lo, dhi - exp_f64(uhi) * sum_hi);
 }
 
+// One vector of dx from dy = d, y = u and the lanes' sums: softmax u * (d - sum_f32);
+// logsoftmax d - exp(u) * sum, in f32 where nothing cancels (logsoftmax_dx_f32_where_safe), else
+// in f64 with the sums sums_f64() = {lo, hi} (called only then). What every strided backward
+// sweep stores; forced inline, as the sweeps' other steps.
+template <class A, bool kLog, class SumsF64>
+__attribute__((always_inline)) inline vf<A> strided_dx(vf<A> d, vf<A> u, vf<A> sum_f32,
+                                                       const simd::scaled_exp_f64<A>& exp_f64,
+                                                       SumsF64 sums_f64) {
+  if constexpr (kLog) {
+    return logsoftmax_dx_f32_where_safe<A>(d, u, sum_f32, [&](vf<A> d64, vf<A> u64) {
+      const auto [lo, hi] = sums_f64();
+      return logsoftmax_dx_in_f64<A>(d64, u64, exp_f64, lo, hi);
+    });
+  } else {
+    return u * (d - sum_f32);
+  }
+}
+
 // The second sweep over elements [e0, e1) of a group that is one contiguous block (its lanes are
 // its whole axis stride: nchw along C, element i in lane i % lanes, at least a vector of lanes):
 // dx in whole vectors in memory order, on whole lines after a head, each vector's sums loaded
@@ -41,15 +60,10 @@ void backward_contiguous_dx(const T* y, const T* dy, T* dx, int lanes, dim_t e0,
   constexpr int W = kWidth<A>;
   const simd::scaled_exp_f64<A> exp_f64(1.0);
   auto dx_of = [&](F d, F u, int lane) __attribute__((always_inline)) {
-    const F sum = F::load_unaligned(sum_f32 + lane);
-    if constexpr (kLog) {
-      return logsoftmax_dx_f32_where_safe<A>(d, u, sum, [&](F d64, F u64) {
-        return logsoftmax_dx_in_f64<A>(d64, u64, exp_f64, D::load_unaligned(sum_f64 + lane),
-                                       D::load_unaligned(sum_f64 + lane + D::size));
-      });
-    } else {
-      return u * (d - sum);
-    }
+    return strided_dx<A, kLog>(d, u, F::load_unaligned(sum_f32 + lane), exp_f64, [&] {
+      return std::pair{D::load_unaligned(sum_f64 + lane),
+                       D::load_unaligned(sum_f64 + lane + D::size)};
+    });
   };
   auto partial = [&](dim_t i, int n, int lane) {
     const F r = dx_of(load_partial<A>(dy + i, n, 0.f), load_partial<A>(y + i, n, 0.f), lane);
@@ -160,15 +174,8 @@ void backward_lane_vectors(const T* y, const T* dy, T* dx, dim_t len, dim_t stri
       const dim_t o = a * stride;
       F r[NV];
       for (int v = 0; v < NV; ++v) {
-        const F d = load(dy + o, v);
-        const F u = load(y + o, v);
-        if constexpr (kLog) {
-          r[v] = logsoftmax_dx_f32_where_safe<A>(d, u, sum_f32[v], [&](F d64, F u64) {
-            return logsoftmax_dx_in_f64<A>(d64, u64, exp_f64, sum[v].lo, sum[v].hi);
-          });
-        } else {
-          r[v] = u * (d - sum_f32[v]);
-        }
+        r[v] = strided_dx<A, kLog>(load(dy + o, v), load(y + o, v), sum_f32[v], exp_f64,
+                                   [&] { return std::pair{sum[v].lo, sum[v].hi}; });
       }
       for (int v = 0; v < NV; ++v) {
         if constexpr (kPartial) simd::store_f32(dx + o + off[v], r[v], last);
@@ -313,13 +320,7 @@ void backward_interleaved(const kernel_args& k, dim_t base, dim_t part_begin = 0
     const F sum_f32 = narrow<A>(sum_lo, sum_hi);
     const simd::scaled_exp_f64<A> exp_f64(1.0);
     auto dx_of = [&](F d, F u) __attribute__((always_inline)) {
-      if constexpr (kLog) {
-        return logsoftmax_dx_f32_where_safe<A>(d, u, sum_f32, [&](F d64, F u64) {
-          return logsoftmax_dx_in_f64<A>(d64, u64, exp_f64, sum_lo, sum_hi);
-        });
-      } else {
-        return u * (d - sum_f32);
-      }
+      return strided_dx<A, kLog>(d, u, sum_f32, exp_f64, [&] { return std::pair{sum_lo, sum_hi}; });
     };
     const dim_t whole_end = std::min(e1, full);
     for (dim_t i = e0; i < whole_end; i += W) {

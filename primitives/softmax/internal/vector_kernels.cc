@@ -7,7 +7,7 @@
 namespace tessera::softmax_internal {
 
 // avx512bw's tables are defined in that ISA's file; the avx512bw_bf16 instantiation calls them
-// (vector_kernels_impl.h: kSameAsPlainAvx512bw) and must not compile them again. In the avx512bw
+// (vector_kernels_impl.h: visit_output_type) and must not compile them again. In the avx512bw
 // file itself the definitions below follow these declarations, as the language allows.
 extern template kernel_fn forward_dense_for<xsimd::avx512bw>(data_type, data_type);
 extern template kernel_fn forward_strided_for<xsimd::avx512bw>(data_type, data_type);

@@ -6,8 +6,6 @@
 #ifndef TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_VECTOR_KERNELS_IMPL_H_
 #define TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_VECTOR_KERNELS_IMPL_H_
 
-#include <type_traits>
-
 #include "tessera/core/data_type.h"
 #include "tessera/primitives/softmax/internal/backward_dense.h"
 #include "tessera/primitives/softmax/internal/backward_strided.h"
@@ -37,12 +35,27 @@ bool visit_vector_type(data_type dt, F&& f) {
   }
 }
 
+// The avx512bw_bf16 instantiation differs from avx512bw only where it stores bf16 (vcvtneps2bf16):
+// it compiles kernels for bf16 outputs only, and its tables (*_for below) hand the other outputs
+// to avx512bw's (instantiated by that ISA's vector_kernels.cc, declared extern there). That saves
+// compiling two thirds of the kernels a fourth time (each build configuration compiles all ISAs).
+template <class A, class F>
+bool visit_output_type(data_type dt, F&& f) {
+  if constexpr (simd::has_native_bf16<A>) {
+    if (dt != data_type::bf16) return false;
+    f(bf16{});
+    return true;
+  } else {
+    return visit_vector_type<A>(dt, f);
+  }
+}
+
 // The kernel `pick(S{}, D{})` for vectorised src / dst types; nullptr for the others.
 template <class A, class Pick>
 kernel_fn for_types(data_type s, data_type d, Pick pick) {
   kernel_fn fn = nullptr;
   visit_vector_type<A>(s, [&](auto st) {
-    visit_vector_type<A>(d, [&](auto dt) { fn = pick(st, dt); });
+    visit_output_type<A>(d, [&](auto dt) { fn = pick(st, dt); });
   });
   return fn;
 }
@@ -52,16 +65,9 @@ template <class A, class Pick>
 kernel_fn for_one_type(data_type y, data_type dy, data_type dx, Pick pick) {
   kernel_fn fn = nullptr;
   if (y != dy || y != dx) return nullptr;
-  visit_vector_type<A>(y, [&](auto t) { fn = pick(t); });
+  visit_output_type<A>(y, [&](auto t) { fn = pick(t); });
   return fn;
 }
-
-// The avx512bw_bf16 instantiation differs from avx512bw only where it stores bf16 (vcvtneps2bf16):
-// kernels whose output is another type are avx512bw's own (instantiated by that ISA's
-// vector_kernels.cc, declared extern there), which saves compiling two thirds of the kernels a
-// fourth time (each build configuration compiles all ISAs).
-template <class A, class Out>
-constexpr bool kSameAsPlainAvx512bw = simd::has_native_bf16<A> && !std::is_same_v<Out, bf16>;
 
 template <class A>
 kernel_fn forward_dense_for(data_type s, data_type d) {
@@ -69,8 +75,7 @@ kernel_fn forward_dense_for(data_type s, data_type d) {
     if (d != data_type::bf16) return forward_dense_for<xsimd::avx512bw>(s, d);
   }
   return for_types<A>(s, d, [](auto st, auto dt) -> kernel_fn {
-    if constexpr (kSameAsPlainAvx512bw<A, decltype(dt)>) return nullptr;  // not reached
-    else return &forward_dense<A, decltype(st), decltype(dt)>;
+    return &forward_dense<A, decltype(st), decltype(dt)>;
   });
 }
 
@@ -80,8 +85,7 @@ kernel_fn forward_strided_for(data_type s, data_type d) {
     if (d != data_type::bf16) return forward_strided_for<xsimd::avx512bw>(s, d);
   }
   return for_types<A>(s, d, [](auto st, auto dt) -> kernel_fn {
-    if constexpr (kSameAsPlainAvx512bw<A, decltype(dt)>) return nullptr;  // not reached
-    else return &forward_strided<A, decltype(st), decltype(dt)>;
+    return &forward_strided<A, decltype(st), decltype(dt)>;
   });
 }
 
@@ -92,8 +96,7 @@ kernel_fn backward_dense_for(data_type y, data_type dy, data_type dx) {
   }
   return for_one_type<A>(y, dy, dx, [](auto t) -> kernel_fn {
     using T = decltype(t);
-    if constexpr (kSameAsPlainAvx512bw<A, T>) return nullptr;  // not reached
-    else return &backward_dense<A, T, T, T>;
+    return &backward_dense<A, T, T, T>;
   });
 }
 
@@ -104,8 +107,7 @@ kernel_fn backward_strided_for(data_type y, data_type dy, data_type dx) {
   }
   return for_one_type<A>(y, dy, dx, [](auto t) -> kernel_fn {
     using T = decltype(t);
-    if constexpr (kSameAsPlainAvx512bw<A, T>) return nullptr;  // not reached
-    else return &backward_strided<A, T, T, T>;
+    return &backward_strided<A, T, T, T>;
   });
 }
 
