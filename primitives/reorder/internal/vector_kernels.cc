@@ -1045,6 +1045,12 @@ void transpose_tiles_avx2(const T* src, int64_t src_ld, T* dst, const ColumnsAt&
 // that the hardware prefetcher follows; 1175 -> 1411 us with it) nor for short ones (nchw ->
 // nhwc: 64 rows). A function of its own: with the prefetch in transpose_tiles' loop, the strips
 // without it ran 4-7 % slower.
+// Each tile also prefetches (to L2) the same lines of the row block kTallL2AheadBlocks ahead:
+// one block ahead to L1 alone left about one block's lines in flight, and the strip ran at
+// memcpy's speed while nChw16c -> nchw (the same stores, contiguous src) ran at twice it.
+// nhwc -> nchw cold, medians of 9 interleaved: 1 thread 2725 -> 2058-2073 us (3 to 8 blocks
+// ahead within noise of each other), 2 threads 1409 -> 1082 (docs/performance.md).
+constexpr int64_t kTallL2AheadBlocks = 4;
 template <class Arch, class T, class ColumnsAt>
 [[gnu::noinline]] void transpose_tall_strip(const T* src, int64_t src_ld, T* dst,
                                             const ColumnsAt& columns_at, int64_t rows,
@@ -1055,10 +1061,15 @@ template <class Arch, class T, class ColumnsAt>
        r0 += height, height = kTile) {
     const int64_t next = r0 + height;
     const int64_t next_rows = std::clamp<int64_t>(rows - next, 0, kTile);
+    const int64_t far = next + (kTallL2AheadBlocks - 1) * kTile;
+    const int64_t far_rows = std::clamp<int64_t>(rows - far, 0, kTile);
     for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
       const int64_t cn = std::min(kTile, cols - c0);
       for (int64_t r = 0; r < next_rows; ++r) {
         _mm_prefetch(reinterpret_cast<const char*>(src + (next + r) * src_ld + c0), _MM_HINT_T0);
+      }
+      for (int64_t r = 0; r < far_rows; ++r) {
+        _mm_prefetch(reinterpret_cast<const char*>(src + (far + r) * src_ld + c0), _MM_HINT_T1);
       }
       move_tile<Arch>(src, src_ld, dst, columns_at(c0, static_cast<int>(cn)), r0, height, c0, cn,
                       rows, pad_rows, stream);
