@@ -1132,6 +1132,13 @@ template <class Arch, class T, class ColumnsAt>
              cols > kTile && cols <= 4 * kTile) {
     transpose_tall_strip<Arch>(src, src_ld, dst, columns_at, rows, cols, pad_rows, stream, head);
   } else {
+    // A large strip of several row blocks (nchw -> nhwc: 64 rows) reads each block's rows as
+    // runs along the strip, more than the hardware prefetcher follows at once: each tile
+    // prefetches (to L2) its rows kRowsAheadBytes further along (run_transpose's
+    // kMinStripRunBytes gives the figures; 512 and 1024 bytes ahead were slower or within noise
+    // of 256 in the same A/Bs).
+    constexpr int64_t kRowsAheadBytes = 256;
+    const bool fetch_along_rows = stream && rows > kTile;
     // Full row blocks of a strip a whole number of tiles wide take its columns before src's
     // first line and after its last one as one wrapped tile.
     [[maybe_unused]] const int64_t tail =
@@ -1157,6 +1164,15 @@ template <class Arch, class T, class ColumnsAt>
       for (int64_t c0 = c_begin, width = c0 == 0 && col_head > 0 ? col_head : kTile; c0 < c_end;
            c0 += width, width = kTile) {
         const int64_t cn = std::min(width, c_end - c0);
+        if (fetch_along_rows) {
+          for (int64_t r = r0; r < std::min(rows, r0 + height); ++r) {
+            // An address only: past the strip's last column it may lie past the buffer
+            // (prefetches never fault).
+            const uintptr_t ahead = reinterpret_cast<uintptr_t>(src + r * src_ld + c0) +
+                                    kRowsAheadBytes;
+            _mm_prefetch(reinterpret_cast<const char*>(ahead), _MM_HINT_T1);
+          }
+        }
         move_tile<Arch>(src, src_ld, dst, columns_at(c0, static_cast<int>(cn)), r0, height, c0,
                         cn, rows, pad_rows, stream);
       }
