@@ -48,12 +48,14 @@ struct vector_walk {
 // softmax_inf_as_zero only (exps kept in dst). Runs of two vectors (nChw16c on avx2) took the
 // one-row loop before, 3.5x the time of the same problem in nhwc (32x1000x7x7, 1 thread, hot).
 //
-// The exp sweep fetches the next four rows' runs when `prefetch_next` (they exist), src into L1
-// (faster than into L2 here) and dst into L2: the first sweep of a group otherwise waits on its
-// 4 x 63 lines, 3 KB apart, from L3 or memory (the hardware prefetcher does not follow 63
-// streams), and the exp sweep's stores on read-for-ownership misses. On avx512bw since
-// 2026-11-25 (AMD Zen 4, nChw16c 32x1000x7x7, medians of 9 interleaved: 1 thread cold 1261 ->
-// 1048 us, hot 641 -> 587; 2 threads cold 669 -> 578).
+// The exp sweep fetches the next four rows' runs into L2 when `prefetch_next` (they exist), src
+// and dst: the first sweep of a group otherwise waits on its 4 x 63 lines, 3 KB apart, from L3
+// or memory (the hardware prefetcher does not follow 63 streams), and the exp sweep's stores on
+// read-for-ownership misses. On avx512bw since 2026-11-25 (AMD Zen 4, nChw16c 32x1000x7x7,
+// medians of 9 interleaved: 1 thread cold 1261 -> 1048 us, hot 641 -> 587; 2 threads cold 669
+// -> 578). src went into L1 at first; into L2 the group's own 4 x 63 lines of src and of dst
+// (32 KB, all of L1) are not crowded out by the next group's: 1 thread cold 1092 -> 822 us,
+// 2 threads 660 -> 556, hot level (two groups ahead: level with one).
 template <class A, class S, class D>
 void forward_four_rows(const kernel_args& k, dim_t row0, bool prefetch_next) {
   using F = vf<A>;
@@ -130,8 +132,8 @@ void forward_four_rows(const kernel_args& k, dim_t row0, bool prefetch_next) {
         const dim_t bytes = walk.off * dim_t{sizeof(S)};
         const dim_t dst_bytes = walk.off * dim_t{sizeof(D)};
         for (int j = 0; j < R; ++j) {
-          _mm_prefetch(next_src[j] + bytes, _MM_HINT_T0);
-          _mm_prefetch(next_src[j] + bytes + run_last, _MM_HINT_T0);
+          _mm_prefetch(next_src[j] + bytes, _MM_HINT_T1);
+          _mm_prefetch(next_src[j] + bytes + run_last, _MM_HINT_T1);
           _mm_prefetch(next_dst[j] + dst_bytes, _MM_HINT_T1);
           _mm_prefetch(next_dst[j] + dst_bytes + dst_run_last, _MM_HINT_T1);
         }
