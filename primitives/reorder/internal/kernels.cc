@@ -212,8 +212,8 @@ struct strip_tasks {
 // run the hardware prefetcher must pick up anew: nchw -> nhwc (64 rows) had strips of 256 f32
 // columns, 1 KB runs. 4 KB runs, as for the 8-bit strips (kBytes64Chunk), with the kernel's
 // prefetch along the rows (transpose_tiles): f32 nchw -> nhwc 32x64x56x56 cold, medians of 12
-// interleaved, 1 thread 2868 -> 2157 us, 2 threads 1649 -> 1399 (1 KB runs with the prefetch:
-// 2328 / 1449; 4 KB runs without it: 2365 / 1426).
+// interleaved, 1 thread 2868 -> 2157 us, 2 threads 1649 -> 1399 (4 KB runs without the
+// prefetch: 2365 / 1426; in another A/B, 1 KB runs with a 512-byte prefetch: 2328 / 1449).
 constexpr int64_t kMinStripRunBytes = 4096;
 strip_tasks split_into_tasks(const plan& p, const transpose_box& tb) {
   const nest_node &na = tb.na, &nb = tb.nb;

@@ -1135,8 +1135,8 @@ template <class Arch, class T, class ColumnsAt>
     // A large strip of several row blocks (nchw -> nhwc: 64 rows) reads each block's rows as
     // runs along the strip, more than the hardware prefetcher follows at once: each tile
     // prefetches (to L2) its rows kRowsAheadBytes further along (run_transpose's
-    // kMinStripRunBytes gives the figures; 512 and 1024 bytes ahead were slower or within noise
-    // of 256 in the same A/Bs).
+    // kMinStripRunBytes gives the figures; 512 and 1024 bytes ahead measured slower than 256 or
+    // within noise of it).
     constexpr int64_t kRowsAheadBytes = 256;
     const bool fetch_along_rows = stream && rows > kTile;
     // Full row blocks of a strip a whole number of tiles wide take its columns before src's
