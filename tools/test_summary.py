@@ -5,7 +5,8 @@
     python3 tools/test_summary.py bep.json [more_bep.json ...]
 
 Reads the build-event file(s) of the run: every test target's test.xml (fresh or cached) is parsed
-and each <testcase> counts once; skipped cases are not counted. A test target that did not build,
+and each <testcase> counts once; skipped cases are not counted, but each is named on its own line with
+its reason (an AVX-512 case on an AVX2 machine, say) so a skip is never silent. A test target that did not build,
 or that failed without writing any case (crash, timeout), counts as one failure, so a red run can
 never print "0 failed". Exits 1 when anything failed.
 """
@@ -35,6 +36,7 @@ def summarize(path):
                     if out["name"] == "test.xml":
                         xml_files.setdefault(label, []).append(urllib.parse.urlparse(out["uri"]).path)
     passed = failed = 0
+    skipped = []
     for label in sorted(test_targets):
         cases_passed = cases_failed = 0
         for xml in xml_files.get(label, []):
@@ -44,6 +46,10 @@ def summarize(path):
                 continue
             for case in root.iter("testcase"):
                 if case.get("result") == "skipped" or case.get("status") == "notrun":
+                    reason = case.find("skipped")
+                    why = reason.get("message", "") if reason is not None else "not run"
+                    skipped.append("%s.%s (%s): %s" % (case.get("classname"), case.get("name"), label,
+                                                       why.splitlines()[-1] if why else "no reason given"))
                     continue
                 if case.find("failure") is not None or case.find("error") is not None:
                     cases_failed += 1
@@ -59,6 +65,8 @@ def summarize(path):
             cases_failed = 1
         passed += cases_passed
         failed += cases_failed
+    for line in sorted(set(skipped)):
+        print("SKIPPED: " + line)
     return passed, failed
 
 
