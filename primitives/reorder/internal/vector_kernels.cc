@@ -827,10 +827,10 @@ template <class Arch, class T, class ColumnsAt>
 }
 
 // How far ahead along its row each src row of a tall block is prefetched (elements; 4 cache
-// lines of f32): AVX2's 32-row byte blocks and its 32-64-row columns. They are 32-64 read
-// streams at once, more than the hardware prefetcher follows: without it a block waited on its
-// loads (AVX-512's 64-row byte blocks, which took it before they went through a local block:
-// f32 -> s8 nchw -> nhwc cold 3.4 -> 1.4 ms with 32..128).
+// lines of f32): AVX2's 32-row byte blocks. They are 32-64 read streams at once, more than the
+// hardware prefetcher follows: without it a block waited on its loads (AVX-512's 64-row byte
+// blocks, which took it before they went through a local block: f32 -> s8 nchw -> nhwc cold
+// 3.4 -> 1.4 ms with 32..128).
 constexpr int kPrefetchAhead = 64;
 
 #if defined(__AVX2__)
@@ -942,11 +942,11 @@ void transpose_tiles_avx2(const T* src, int64_t src_ld, T* dst, const ColumnsAt&
     return;
   }
   // Short columns of 32-64 rows (nchw -> nhwc: 64) with a large dst and back-to-back dst rows:
-  // column tiles outermost, all rows of 8 columns at once, each src row prefetched
-  // kPrefetchAhead elements ahead (32-64 read streams, as for the byte blocks). The 8 dst rows
-  // of a column tile are one run (2 KB for C = 64): they are transposed into a local block and
-  // streamed from there in whole lines (stream_run_avx2), the partial lines at the run's ends
-  // stored plainly. Streaming the rows straight from the registers (16 bytes off a line, each
+  // column tiles outermost, all rows of 8 columns at once, each src row prefetched (to L2)
+  // kShortColumnsAhead elements ahead (32-64 read streams, as for the byte blocks). The 8 dst
+  // rows of a column tile are one run (2 KB for C = 64): they are transposed into a local block
+  // and streamed from there in whole lines (stream_run_avx2), the partial lines at the run's
+  // ends stored plainly. Streaming the rows straight from the registers (16 bytes off a line, each
   // line completed only by the next row block) had made nchw -> nhwc 2x slower; plain stores
   // read the 25.7 MB of dst for ownership: 4.44 -> 3.57 ms (1 thread cold, medians of 12).
   // Plain columns whose dst rows are back to back (ld = rows): a column tile's dst is one run.
@@ -957,14 +957,22 @@ void transpose_tiles_avx2(const T* src, int64_t src_ld, T* dst, const ColumnsAt&
       return false;
     }
   }();
+  // The prefetch went 256 bytes ahead to L1 until 2026-11-26; 768 bytes ahead to L2 (as
+  // AVX-512's row prefetch) on Zen 3, nchw -> nhwc 32x64x56x56 cold, medians of 18 interleaved:
+  // 1 thread 3890 -> 3082 us, 2 threads 2381 -> 2232; two other A/Bs level, none slower
+  // (docs/performance.md, reorder AVX2 round 5).
+  constexpr int64_t kShortColumnsAhead = 192;
   if (stream && head == 0 && rows == pad_rows && rows % 16 == 0 && rows >= 32 && rows <= 64 &&
       back_to_back_rows) {
     const int64_t full_cols = cols / kTile * kTile;
     for (int64_t c0 = 0; c0 < full_cols; c0 += kTile) {
       const auto col = columns_at(c0, static_cast<int>(kTile));
       for (int64_t r = 0; r < rows; ++r) {
-        _mm_prefetch(reinterpret_cast<const char*>(s + r * src_ld + c0 + kPrefetchAhead),
-                     _MM_HINT_T0);
+        // An address only: past the strip's last column it may lie past the buffer (prefetches
+        // never fault).
+        const uintptr_t ahead = reinterpret_cast<uintptr_t>(s + r * src_ld + c0) +
+                                kShortColumnsAhead * sizeof(float);
+        _mm_prefetch(reinterpret_cast<const char*>(ahead), _MM_HINT_T1);
       }
       alignas(64) float block[8 * 64];
       for (int64_t r0 = 0; r0 < rows; r0 += 2 * kTile) {
@@ -994,7 +1002,9 @@ void transpose_tiles_avx2(const T* src, int64_t src_ld, T* dst, const ColumnsAt&
   // prefetch (to L1) the src lines of the same columns in the next block, one per row per 64
   // bytes. The hardware prefetcher did not keep up with the 16 rows read 32 bytes at a time:
   // nhwc -> nchw cold, 1 thread, 4.09 -> 2.72 ms (medians of 9 interleaved). Strips of one
-  // block (nchw -> nChw16c, 16 rows) keep the loop without the prefetch.
+  // block (nchw -> nChw16c, 16 rows) keep the loop without the prefetch. Also fetching (to L2)
+  // the lines of the block 3 or 4 ahead, as AVX-512's tall strip does, was slower on Zen 3:
+  // 1 thread 2833 -> 3167 / 3795 us, 2 threads 1675 -> 1857 / 2132 (medians of 9 interleaved).
   auto row_blocks = [&](auto prefetch) {
     for (; r0 + 2 * kTile <= rows; r0 += 2 * kTile) {
       [[maybe_unused]] const int64_t next = r0 + 2 * kTile;
