@@ -5,10 +5,10 @@
     python3 tools/test_summary.py bep.json [more_bep.json ...]
 
 Reads the build-event file(s) of the run: every test target's test.xml (fresh or cached) is parsed
-and each <testcase> counts once; skipped cases are not counted, but each is named on its own line with
-its reason (an AVX-512 case on an AVX2 machine, say) so a skip is never silent. A test target that did not build,
-or that failed without writing any case (crash, timeout), counts as one failure, so a red run can
-never print "0 failed". Exits 1 when anything failed.
+and each <testcase> counts once; skipped cases are not counted, but each is named on a line of its
+own with its reason (an AVX-512 case on an AVX2 machine, say), so that a skip is never silent. A
+test target that did not build, or that failed without writing any case (crash, timeout),
+counts as one failure, so a red run can never print "0 failed". Exits 1 when anything failed.
 """
 import json
 import sys
@@ -48,8 +48,9 @@ def summarize(path):
                 if case.get("result") == "skipped" or case.get("status") == "notrun":
                     reason = case.find("skipped")
                     why = reason.get("message", "") if reason is not None else "not run"
-                    skipped.append("%s.%s (%s): %s" % (case.get("classname"), case.get("name"), label,
-                                                       why.splitlines()[-1] if why else "no reason given"))
+                    skipped.append("%s.%s (%s): %s" % (
+                        case.get("classname"), case.get("name"), label,
+                        why.splitlines()[-1] if why else "no reason given"))
                     continue
                 if case.find("failure") is not None or case.find("error") is not None:
                     cases_failed += 1
@@ -65,17 +66,19 @@ def summarize(path):
             cases_failed = 1
         passed += cases_passed
         failed += cases_failed
-    for line in sorted(set(skipped)):
-        print("SKIPPED: " + line)
-    return passed, failed
+    return passed, failed, skipped
 
 
 def main(paths):
     passed = failed = 0
+    skipped = set()  # a case skipped in several runs (plain, ASan) is named once
     for p in paths:
-        a, b = summarize(p)
+        a, b, c = summarize(p)
         passed += a
         failed += b
+        skipped.update(c)
+    for line in sorted(skipped):
+        print("SKIPPED: " + line)
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 
