@@ -826,6 +826,14 @@ template <class Arch, class T, class ColumnsAt>
   }
 }
 
+// Prefetches, to L2, the line `bytes` past p. The address may lie past the buffer (past a
+// strip's last column; prefetches never fault), so it is formed as an integer, never as a
+// pointer past the end.
+[[gnu::always_inline]] inline void prefetch_l2_ahead(const void* p, int64_t bytes) {
+  _mm_prefetch(reinterpret_cast<const char*>(reinterpret_cast<uintptr_t>(p) + bytes),
+               _MM_HINT_T1);
+}
+
 // How far ahead along its row each src row of a tall block is prefetched (elements; 4 cache
 // lines of f32): AVX2's 32-row byte blocks. They are 32-64 read streams at once, more than the
 // hardware prefetcher follows: without it a block waited on its loads (AVX-512's 64-row byte
@@ -968,11 +976,7 @@ void transpose_tiles_avx2(const T* src, int64_t src_ld, T* dst, const ColumnsAt&
     for (int64_t c0 = 0; c0 < full_cols; c0 += kTile) {
       const auto col = columns_at(c0, static_cast<int>(kTile));
       for (int64_t r = 0; r < rows; ++r) {
-        // An address only: past the strip's last column it may lie past the buffer (prefetches
-        // never fault).
-        const uintptr_t ahead = reinterpret_cast<uintptr_t>(s + r * src_ld + c0) +
-                                kShortColumnsAhead * sizeof(float);
-        _mm_prefetch(reinterpret_cast<const char*>(ahead), _MM_HINT_T1);
+        prefetch_l2_ahead(s + r * src_ld + c0, kShortColumnsAhead * sizeof(float));
       }
       alignas(64) float block[8 * 64];
       for (int64_t r0 = 0; r0 < rows; r0 += 2 * kTile) {
@@ -1176,11 +1180,7 @@ template <class Arch, class T, class ColumnsAt>
         const int64_t cn = std::min(width, c_end - c0);
         if (fetch_along_rows) {
           for (int64_t r = r0; r < std::min(rows, r0 + height); ++r) {
-            // An address only: past the strip's last column it may lie past the buffer
-            // (prefetches never fault).
-            const uintptr_t ahead = reinterpret_cast<uintptr_t>(src + r * src_ld + c0) +
-                                    kRowsAheadBytes;
-            _mm_prefetch(reinterpret_cast<const char*>(ahead), _MM_HINT_T1);
+            prefetch_l2_ahead(src + r * src_ld + c0, kRowsAheadBytes);
           }
         }
         move_tile<Arch>(src, src_ld, dst, columns_at(c0, static_cast<int>(cn)), r0, height, c0,
@@ -1274,10 +1274,7 @@ bool grouped_strip(const float* src, int64_t src_ld, float* dst, const dst_colum
   for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
     if (c0 % 16 == 0) {  // one prefetch per 64 bytes of each row
       for (int64_t r = 0; r < 16; ++r) {
-        // An address only: it may lie past the buffer (prefetches never fault).
-        const uintptr_t ahead =
-            reinterpret_cast<uintptr_t>(src + r * src_ld + c0) + kGroupedPrefetchBytes;
-        _mm_prefetch(reinterpret_cast<const char*>(ahead), _MM_HINT_T1);
+        prefetch_l2_ahead(src + r * src_ld + c0, kGroupedPrefetchBytes);
       }
     }
     if (one_dst_run) {
