@@ -73,10 +73,10 @@ def main(paths):
     passed = failed = 0
     skipped = set()  # a case skipped in several runs (plain, ASan) is named once
     for p in paths:
-        a, b, c = summarize(p)
-        passed += a
-        failed += b
-        skipped.update(c)
+        run_passed, run_failed, run_skipped = summarize(p)
+        passed += run_passed
+        failed += run_failed
+        skipped.update(run_skipped)
     for line in sorted(skipped):
         print("SKIPPED: " + line)
     print("%d passed, %d failed" % (passed, failed))
