@@ -401,6 +401,26 @@ TEST(ReorderKernels, LargeByteDestinationsWithStreamingStoresMatchReference) {
   }
 }
 
+TEST(ReorderKernels, Avx2ByteDestinationsStreamedInRowBlockPairsMatchReference) {
+  // f32 -> s8/u8 nchw -> nhwc streamed on AVX2 (two 32-row blocks at a time, each column's
+  // bytes stored back to back): 8 MiB of dst (a large dst) on a line (non-temporal stores);
+  // 24+ MiB of src into 6.5 MiB of dst (streamed by the source rule) with 128 channels (two
+  // pairs of row blocks, non-temporal) and with 96 (rows off the lines: plain stores; one pair
+  // and a single block after it).
+  reorder_case large_dst{md({8, 64, 128, 128}, data_type::f32, "nchw"),
+                         md({8, 64, 128, 128}, data_type::s8, "nhwc")};
+  reorder_case large_src{md({2, 128, 160, 160}, data_type::f32, "nchw"),
+                         md({2, 128, 160, 160}, data_type::u8, "nhwc")};
+  reorder_case rows_off_lines{md({4, 96, 128, 128}, data_type::f32, "nchw"),
+                              md({4, 96, 128, 128}, data_type::s8, "nhwc")};
+  for (reorder_case c : {large_dst, large_src, rows_off_lines}) {
+    c.dst_misalign = 0;
+    case_result r = run_case(c, "xsimd:avx2:transpose");
+    if (!r.accepted) GTEST_SKIP() << "no AVX2 on this machine";
+    EXPECT_EQ(r.mismatch, "") << describe(c);
+  }
+}
+
 TEST(ReorderKernels, DestinationsOffCacheLinesMatchReference) {
   // Long columns (>= 128 rows, dst rows a multiple of 64 bytes apart) let the AVX-512
   // transpose start with a partial row block that brings dst to a cache line: distances from
