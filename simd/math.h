@@ -392,9 +392,10 @@ class exp_minus_lanes_f32 {
 // r = x - N ln2/8 in exp_nonpositive_f32's two steps (N as a float is exact; |r| <= ln2/16 and
 // the first step is exact for |N| <= 1160, by the same argument as there), the same 8-entry
 // table (index n mod 8) and polynomial, and 2^floor(n/8) built from the bits as a float
-// (1016 = 8 * 127 is the exponent bias) and multiplied in: exact, since every result is normal,
-// and a NaN x stays NaN through the product. exp(x - s) = 2^(n/8) e^r: the error is
-// exp_nonpositive_f32's on avx2, measured by //simd:math_test.
+// (1016 = 8 * 127 is the exponent bias) multiplied into the table entry before the last fma
+// (table8_times_exp<Arch, true>: exact, the entry times it being normal; a NaN x stays NaN
+// through r). exp(x - s) = 2^(n/8) e^r: the error is exp_nonpositive_f32's on avx2 plus at
+// most 1/8 ulp for results below about 2^-121, measured by //simd:math_test.
 template <class Arch>
 class exp_minus_nearby_f32 {
  public:
