@@ -19,6 +19,7 @@ Each per-ISA library compiles `src` with bazel/isa.bzl's ISA_COPTS[isa] and
 See docs/architecture.md.
 """
 
+load("//bazel:copts.bzl", "OPTIMIZED_IN_FASTBUILD")
 load("//bazel:isa.bzl", "ISA_COPTS", "TESSERA_ISAS")
 
 _ARCH_OF = {
@@ -36,12 +37,7 @@ def _per_isa_library(name, arch, copts, src, hdrs, include_prefix, deps, visibil
         # -O2 in fastbuild too: xsimd at -O0 calls a function per vector operation, about 50x
         # slower, and the kernel tests then take minutes (dbg keeps its -O0 for debugging).
         # The sanitizer configs keep their -O1 (docs/building.md: compile time).
-        copts = copts + select({
-            "//bazel:fastbuild_asan": [],
-            "//bazel:fastbuild_tsan": [],
-            "//bazel:fastbuild": ["-O2"],
-            "//conditions:default": [],
-        }),
+        copts = copts + OPTIMIZED_IN_FASTBUILD,
         local_defines = ["TESSERA_SIMD_ARCH=" + arch],
         deps = deps + ["//simd:vector"],
         visibility = visibility,
