@@ -868,9 +868,10 @@ constexpr int kPrefetchAhead = 64;
 // half-written until the next tile. With a head (aligning_head_avx2) the bands start on dst's
 // lines and no line is shared between two bands. Rows past the band's last whole 8-row tile,
 // padding rows and a partial last column tile go through move_tile, plainly, after the band.
-// No prefetch of the next band: with it (band_prefetcher, spread over the tiles or all at once)
-// the loop ran 12-14 ms against 9.7-10.2 without (ab -> ba 4096, 1 thread cold, dst on a line;
-// a standalone harness calling the library).
+// The next band is not prefetched ahead of time as a whole: with band_prefetcher (spread over
+// the tiles or all at once) the loop ran 12-14 ms against 9.7-10.2 without (ab -> ba 4096, 1
+// thread cold, dst on a line; a standalone harness calling the library). Its lines are
+// prefetched a few lines ahead of their loads instead, in the order the loop reads them.
 // ab -> ba 4096 cold, medians of 9 interleaved (bench buffers on a line / 16 bytes off one):
 // 1 thread 16.6 -> 11.0 / 16.2 -> 11.8 ms, 2 threads 9.4 -> 6.4 / 8.6 -> 6.3 ms.
 template <class Arch, class T, class ColumnsAt>
@@ -895,6 +896,12 @@ template <class Arch, class T, class ColumnsAt>
     }
   };
   plain_rows(0, head, 0, cols);
+  // Each band reads its rows' runs of the strip (1 KB of a 256-column strip): 64 short streams
+  // in as many pages, which the hardware prefetcher hardly follows. Each src line is prefetched
+  // (to L2) 64 columns (4 lines of f32) before its load, the next band's first lines at the end of
+  // a band. ab -> ba 4096 cold, medians of 12 interleaved: 1 thread 28.3 -> 21.8 ms and 24.3 ->
+  // 18.7, 2 threads 15.1 -> 12.6 and 13.3 -> 10.6 (docs/performance.md, reorder AVX2 round 7).
+  constexpr int64_t kBandAhead = 64;
   alignas(64) float block[kTile * kBandRows];
   for (int64_t b0 = head; b0 < pad_rows; b0 += kBandRows) {
     const int64_t b1 = std::min(pad_rows, b0 + kBandRows);
@@ -903,6 +910,20 @@ template <class Arch, class T, class ColumnsAt>
     for (int64_t c0 = 0; c0 < full_cols && blocked > 0; c0 += kTile) {
       const float* from = s + b0 * src_ld + c0;
       for (int64_t r = 0; r < blocked; r += kTile) {
+        // Once per src line: the line kBandAhead columns further in this loop's order, from
+        // the next band's rows once past the strip's last column tile.
+        if (c0 % 16 == 0) {
+          int64_t ahead_c = c0 + kBandAhead, ahead_r = b0 + r;
+          if (ahead_c >= full_cols) {
+            ahead_c -= full_cols;
+            ahead_r += kBandRows;
+          }
+          if (ahead_c < full_cols && ahead_r + kTile <= rows) {
+            for (int i = 0; i < kTile; ++i) {
+              prefetch_l2_ahead(s + (ahead_r + i) * src_ld + ahead_c, 0);
+            }
+          }
+        }
         __m256 t[8];
         load_transposed8x8(from + r * src_ld, src_ld, t);
         for (int i = 0; i < 8; ++i) _mm256_store_ps(block + i * kBandRows + r, t[i]);
