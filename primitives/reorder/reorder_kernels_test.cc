@@ -401,20 +401,25 @@ TEST(ReorderKernels, LargeByteDestinationsWithStreamingStoresMatchReference) {
   }
 }
 
-TEST(ReorderKernels, Avx2ByteDestinationsStreamedInRowBlockPairsMatchReference) {
-  // f32 -> s8/u8 nchw -> nhwc streamed on AVX2 (two 32-row blocks at a time, each column's
-  // bytes stored back to back): 8 MiB of dst (a large dst) on a line (non-temporal stores);
-  // 24+ MiB of src into 6.5 MiB of dst (streamed by the source rule) with 128 channels (two
-  // pairs of row blocks, non-temporal) and with 96 (rows off the lines: plain stores; one pair
-  // and a single block after it).
+TEST(ReorderKernels, Avx2ByteDestinationsStreamedThroughALocalBlockMatchReference) {
+  // f32 -> s8/u8 nchw -> nhwc streamed on AVX2 (64 rows at a time through a local block of row
+  // quads, 1024-column chunks of strips up to 4096 columns, each column's 64 bytes stored back to
+  // back): 8 MiB of dst (a large dst) on a line (non-temporal stores); 24+ MiB of src into
+  // 6.5 MiB of dst (streamed by the source rule) with 128 channels (two 64-row blocks,
+  // non-temporal) and with 96 (rows off the lines: plain stores; one 64-row block and a 32-row
+  // block after it); 64 channels of 181 x 183 pixels, dst 16 bytes off a line (a last strip of
+  // 379 columns: a partial chunk of 47 groups and a partial column tile of 3).
   reorder_case large_dst{md({8, 64, 128, 128}, data_type::f32, "nchw"),
                          md({8, 64, 128, 128}, data_type::s8, "nhwc")};
   reorder_case large_src{md({2, 128, 160, 160}, data_type::f32, "nchw"),
                          md({2, 128, 160, 160}, data_type::u8, "nhwc")};
   reorder_case rows_off_lines{md({4, 96, 128, 128}, data_type::f32, "nchw"),
                               md({4, 96, 128, 128}, data_type::s8, "nhwc")};
-  for (reorder_case c : {large_dst, large_src, rows_off_lines}) {
-    c.dst_misalign = 0;
+  reorder_case partial_chunk{md({4, 64, 181, 183}, data_type::f32, "nchw"),
+                             md({4, 64, 181, 183}, data_type::s8, "nhwc")};
+  large_dst.dst_misalign = large_src.dst_misalign = rows_off_lines.dst_misalign = 0;
+  partial_chunk.dst_misalign = 16;
+  for (const reorder_case& c : {large_dst, large_src, rows_off_lines, partial_chunk}) {
     case_result r = run_case(c, "xsimd:avx2:transpose");
     if (!r.accepted) GTEST_SKIP() << "no AVX2 on this machine";
     EXPECT_EQ(r.mismatch, "") << describe(c);

@@ -234,7 +234,9 @@ strip_tasks split_into_tasks(const plan& p, const transpose_box& tb) {
     // 16 rows start without their lines prefetched, so strips of up to kByteStripCols columns
     // while that leaves kTasksPerThread tasks per thread. f32 -> s8 nchw -> nhwc 32x64x56x56
     // cold (3136 columns), medians of 9 interleaved: 1 thread 2165 -> 2042 us, 2 threads 1409
-    // -> 1295. Not AVX2's 32-row blocks: 2686 -> 2894 and 1546 -> 1725 there.
+    // -> 1295. AVX2 takes them when it streams dst (its local block of row quads since session
+    // 38: part of that change's gain); its older 32-row blocks were slower with them (2686 ->
+    // 2894 and 1546 -> 1725).
     constexpr int64_t kByteStripCols = 4096, kTasksPerThread = 4;
     if (outer * ((cols + kByteStripCols - 1) / kByteStripCols) >= kTasksPerThread * num_threads()) {
       st.cols_per_task = std::max(st.cols_per_task, kByteStripCols);
@@ -541,7 +543,9 @@ absl::Status accept_transpose(plan& p, const vector_kernels* vk) {
           "no vector conversion ", name_of(p.src.dt()), " -> ", name_of(p.dst.dt())));
     }
     p.transpose_convert = vk->find_transpose_convert(p.src.dt(), p.dst.dt());
-    p.byte_blocks64 = p.transpose_convert != nullptr && vk->transpose_tile() == 16 &&
+    // AVX2 takes its 64-row byte blocks only when it streams dst (transpose_convert_avx2).
+    p.byte_blocks64 = p.transpose_convert != nullptr &&
+                      (vk->transpose_tile() == 16 || stream_transposed_dst(p)) &&
                       bytes_of(p.dst.dt()) == 1 && !p.attr.sum;
   }
   p.transpose_boxes = std::move(boxes);

@@ -69,7 +69,7 @@ struct plan {
   convert_run_fn* convert = nullptr;      // the chosen ISA's, when the kernel converts runs
   transpose_fn* transpose = nullptr;      // the chosen ISA's, when the kernel transposes tiles
   transpose_convert_fn* transpose_convert = nullptr;  // fused transpose + conversion, if any
-  bool byte_blocks64 = false;  // transpose_convert's 64-row byte blocks (AVX-512, 8-bit dst)
+  bool byte_blocks64 = false;  // transpose_convert's 64-row byte blocks (8-bit dst; AVX2: streamed)
   std::vector<transpose_box> transpose_boxes;         // one per nest.data box
   // Small transposes: every strip in execution order (run_transpose then skips the task split
   // and the walk). Empty: strips are found at execution.

@@ -1631,15 +1631,16 @@ void transpose_convert(const void* src, int64_t src_ld, void* dst, const dst_col
 // the rest (the sum post-op, rows past the last 32, partial column tiles, padding rows) by
 // 8x8 tiles converted per dst row.
 
-// A 32-row x 8-column block of a 32-bit source quantized and converted to 8-bit lanes in src
-// order (the quantization is common), then transposed: out[i] holds column i's 32 rows, one
-// 32-byte dst row. The conversion is AVX-512's pack_row_quad_to_bytes on 8 lanes: min/max
+// Rows 4g .. 4g + 3 (src, src + src_ld, ...) x 8 columns of a 32-bit source quantized and
+// converted to 8-bit lanes (the quantization is common): dword k of 128-bit lane l holds column
+// 4l + k's four rows. The conversion is AVX-512's pack_row_quad_to_bytes on 8 lanes: min/max
 // against the bounds (NaN -> the bound), cvtps2dq (half to even), the saturating packs taking
-// what is below -2^31 to -128.
+// what is below -2^31 to -128. prefetch_ahead > 0: each row's line that many elements further
+// along is prefetched to L1.
 template <class Arch, class S, class D>
-[[gnu::always_inline]] inline void convert_block32_to_bytes(const S* src, int64_t src_ld,
-                                                            const quant_lanes<Arch>& lanes,
-                                                            __m256 out[8]) {
+[[gnu::always_inline]] inline __m256 pack_row_quad8_to_bytes(const S* src, int64_t src_ld,
+                                                             const quant_lanes<Arch>& lanes,
+                                                             int prefetch_ahead) {
   static_assert(sizeof(S) == 4 && sizeof(D) == 1);
   constexpr bool kSigned = std::is_same_v<D, int8_t>;
   const __m256 hi = _mm256_set1_ps(kSigned ? 127.f : 255.f);
@@ -1649,31 +1650,88 @@ template <class Arch, class S, class D>
   const __m256i columns_of_rows =
       _mm256_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15, 0, 4, 8, 12, 1, 5, 9,
                        13, 2, 6, 10, 14, 3, 7, 11, 15);
+  __m256i w[4];
+  for (int j = 0; j < 4; ++j) {
+    const float* row = reinterpret_cast<const float*>(src + j * src_ld);
+    if (prefetch_ahead > 0) {
+      _mm_prefetch(reinterpret_cast<const char*>(row + prefetch_ahead), _MM_HINT_T0);
+    }
+    __m256 x = _mm256_loadu_ps(row);
+    if constexpr (std::is_same_v<S, int32_t>) {
+      x = _mm256_cvtepi32_ps(_mm256_castps_si256(x));  // rounds like a cast
+    }
+    x = lanes.apply(f32x<Arch>(x), static_cast<const D*>(nullptr));  // no sum: nothing read
+    if constexpr (!kSigned) x = _mm256_max_ps(x, zero);  // NaN -> 0
+    x = _mm256_min_ps(x, hi);                             // NaN -> 127 (s8)
+    w[j] = _mm256_cvtps_epi32(x);
+  }
+  __m256i b;
+  if constexpr (kSigned) {
+    b = _mm256_packs_epi16(_mm256_packs_epi32(w[0], w[1]), _mm256_packs_epi32(w[2], w[3]));
+  } else {
+    b = _mm256_packus_epi16(_mm256_packus_epi32(w[0], w[1]), _mm256_packus_epi32(w[2], w[3]));
+  }
+  return _mm256_castsi256_ps(_mm256_shuffle_epi8(b, columns_of_rows));
+}
+
+// A 32-row x 8-column block of a 32-bit source converted to 8-bit lanes (eight row quads), then
+// transposed: out[i] holds column i's 32 rows, one 32-byte dst row.
+template <class Arch, class S, class D>
+[[gnu::always_inline]] inline void convert_block32_to_bytes(const S* src, int64_t src_ld,
+                                                            const quant_lanes<Arch>& lanes,
+                                                            __m256 out[8]) {
   __m256 groups[8];
   for (int g = 0; g < 8; ++g) {
-    __m256i w[4];
-    for (int j = 0; j < 4; ++j) {
-      const float* row = reinterpret_cast<const float*>(src + (4 * g + j) * src_ld);
-      _mm_prefetch(reinterpret_cast<const char*>(row + kPrefetchAhead), _MM_HINT_T0);
-      __m256 x = _mm256_loadu_ps(row);
-      if constexpr (std::is_same_v<S, int32_t>) {
-        x = _mm256_cvtepi32_ps(_mm256_castps_si256(x));  // rounds like a cast
-      }
-      x = lanes.apply(f32x<Arch>(x), static_cast<const D*>(nullptr));  // no sum: nothing read
-      if constexpr (!kSigned) x = _mm256_max_ps(x, zero);  // NaN -> 0
-      x = _mm256_min_ps(x, hi);                             // NaN -> 127 (s8)
-      w[j] = _mm256_cvtps_epi32(x);
-    }
-    __m256i b;
-    if constexpr (kSigned) {
-      b = _mm256_packs_epi16(_mm256_packs_epi32(w[0], w[1]), _mm256_packs_epi32(w[2], w[3]));
-    } else {
-      b = _mm256_packus_epi16(_mm256_packus_epi32(w[0], w[1]), _mm256_packus_epi32(w[2], w[3]));
-    }
-    // Dword k of lane l: column 4l + k, rows 4g .. 4g + 3.
-    groups[g] = _mm256_castsi256_ps(_mm256_shuffle_epi8(b, columns_of_rows));
+    groups[g] = pack_row_quad8_to_bytes<Arch, S, D>(src + 4 * g * src_ld, src_ld, lanes,
+                                                    kPrefetchAhead);
   }
   transpose8x8_registers(groups, out);
+}
+
+// AVX2's convert_strip64_to_bytes: 64 rows x cols (a multiple of 8) of a 32-bit source
+// converted to 8-bit lanes and transposed, in chunks of kBytes64Chunk columns through a local
+// block of packed row quads (64 KB), 16 rows (4 quads) at a time along the chunk, each src line
+// prefetched (to L2) 16 rows ahead: of this chunk, or the next chunk's first rows.
+// emit(c0, first, second) receives columns c0 .. c0 + 7, rows 0-31 in first[i] and 32-63 in
+// second[i]. Reading 8 columns of all 64 rows in turn (two convert_block32_to_bytes) kept 64
+// read streams in flight, more than the hardware prefetcher follows.
+constexpr int kBytes64ChunkAvx2 = 1024;
+
+template <class Arch, class S, class D, class Emit>
+void convert_strip64_to_bytes_avx2(const S* src, int64_t src_ld, int64_t cols,
+                                   const quant_lanes<Arch>& lanes, const Emit& emit) {
+  constexpr int kStepQuads = 4;
+  // [8-column group][row quad]; per thread, not on the stack (run_transpose's scratch is).
+  thread_local std::vector<__m256> storage(kBytes64ChunkAvx2 / 8 * 16);
+  auto* block = reinterpret_cast<__m256(*)[16]>(storage.data());
+  for (int64_t k0 = 0; k0 < cols; k0 += kBytes64ChunkAvx2) {
+    const int groups = static_cast<int>(std::min<int64_t>(kBytes64ChunkAvx2, cols - k0) / 8);
+    for (int g0 = 0; g0 < 16; g0 += kStepQuads) {
+      const int64_t next_k0 = g0 + kStepQuads < 16 ? k0 : k0 + kBytes64ChunkAvx2;
+      const S* next =
+          next_k0 < cols ? src + 4 * ((g0 + kStepQuads) % 16) * src_ld + next_k0 : nullptr;
+      for (int q = 0; q < groups; ++q) {
+        // Once per 64-byte line: the lines of the next 16 rows at these columns.
+        if (next != nullptr && q % 2 == 0 && next_k0 + 8 * q < cols) {
+          for (int j = 0; j < 4 * kStepQuads; ++j) {
+            _mm_prefetch(reinterpret_cast<const char*>(next + j * src_ld + 8 * q), _MM_HINT_T1);
+          }
+        }
+        for (int g = g0; g < g0 + kStepQuads; ++g) {
+          block[q][g] = pack_row_quad8_to_bytes<Arch, S, D>(src + 4 * g * src_ld + k0 + 8 * q,
+                                                            src_ld, lanes, 0);
+        }
+      }
+    }
+    for (int q = 0; q < groups; ++q) {
+      __m256 quads[8], first[8], second[8];
+      for (int g = 0; g < 8; ++g) quads[g] = block[q][g];
+      transpose8x8_registers(quads, first);
+      for (int g = 0; g < 8; ++g) quads[g] = block[q][8 + g];
+      transpose8x8_registers(quads, second);
+      emit(k0 + 8 * q, first, second);
+    }
+  }
 }
 
 // Rows [r_begin, r_end) x columns [c_begin, c_end) in 8x8 tiles, each dst row (a column of the
@@ -1719,31 +1777,33 @@ void transpose_convert_avx2(const void* src_v, int64_t src_ld, void* dst_v,
   with_tile_columns(dst_cols, cols, [&](const auto& columns_at) {
     int64_t r0 = 0;
     if (stream) {
-      // Two 32-row blocks of the same columns at once: each column's 64 dst bytes (a whole line
-      // when on one, as for nchw -> nhwc with 64 channels) are stored back to back, by two
-      // non-temporal 32-byte stores, and dst is not read for ownership. One block at a time
-      // wrote every line in two halves a strip apart. f32 -> s8 32x64x56x56 cold (streamed by
-      // kernels.cc's stream_transposed_dst), medians of 18 interleaved: 1 thread 4160 -> 3949
-      // us, 2 threads 2411 -> 2199 (oneDNN 8888 / 4618).
+      // 64 rows at a time through convert_strip64_to_bytes_avx2 (kernels.cc gives these strips
+      // up to 4096 columns: byte_blocks64); each column's 64 dst bytes (a whole line when on
+      // one, as for nchw -> nhwc with 64 channels) are stored back to back, by two
+      // non-temporal 32-byte stores, and dst is not read for ownership. f32 -> s8 32x64x56x56
+      // cold (streamed by kernels.cc's stream_transposed_dst), medians of 12 interleaved:
+      // 1 thread 4643 -> 3477 us, 2 threads 2660 -> 2356, against two 32-row blocks of the
+      // same 8 columns at a time from 256-column strips (64 read streams in step; docs/
+      // performance.md, reorder AVX2 round 7). One 32-row block at a time had written every
+      // line in two halves a strip apart.
       for (; r0 + 64 <= block_rows; r0 += 64) {
-        for (int64_t c0 = 0; c0 < block_cols; c0 += 8) {
-          const auto col = columns_at(c0, 8);
-          __m256 first[8], second[8];
-          convert_block32_to_bytes<Arch, S, D>(src + r0 * src_ld + c0, src_ld, lanes, first);
-          convert_block32_to_bytes<Arch, S, D>(src + (r0 + 32) * src_ld + c0, src_ld, lanes,
-                                               second);
-          const bool lines = col.all_aligned64(dst + r0, 8);
-          for (int i = 0; i < 8; ++i) {
-            auto* to = reinterpret_cast<__m256i*>(dst + col(i) + r0);
-            if (lines) {
-              _mm256_stream_si256(to, _mm256_castps_si256(first[i]));
-              _mm256_stream_si256(to + 1, _mm256_castps_si256(second[i]));
-            } else {
-              _mm256_storeu_si256(to, _mm256_castps_si256(first[i]));
-              _mm256_storeu_si256(to + 1, _mm256_castps_si256(second[i]));
-            }
-          }
-        }
+        D* d = dst + r0;
+        convert_strip64_to_bytes_avx2<Arch, S, D>(
+            src + r0 * src_ld, src_ld, block_cols, lanes,
+            [&](int64_t c0, const __m256* first, const __m256* second) {
+              const auto col = columns_at(c0, 8);
+              const bool lines = col.all_aligned64(d, 8);
+              for (int i = 0; i < 8; ++i) {
+                auto* to = reinterpret_cast<__m256i*>(d + col(i));
+                if (lines) {
+                  _mm256_stream_si256(to, _mm256_castps_si256(first[i]));
+                  _mm256_stream_si256(to + 1, _mm256_castps_si256(second[i]));
+                } else {
+                  _mm256_storeu_si256(to, _mm256_castps_si256(first[i]));
+                  _mm256_storeu_si256(to + 1, _mm256_castps_si256(second[i]));
+                }
+              }
+            });
       }
       _mm_sfence();  // streamed stores visible before the task ends
     }
