@@ -834,13 +834,6 @@ template <class Arch, class T, class ColumnsAt>
                _MM_HINT_T1);
 }
 
-// How far ahead along its row each src row of a tall block is prefetched (elements; 4 cache
-// lines of f32): AVX2's 32-row byte blocks. They are 32-64 read streams at once, more than the
-// hardware prefetcher follows: without it a block waited on its loads (AVX-512's 64-row byte
-// blocks, which took it before they went through a local block: f32 -> s8 nchw -> nhwc cold
-// 3.4 -> 1.4 ms with 32..128).
-constexpr int kPrefetchAhead = 64;
-
 #if defined(__AVX2__)
 // Copies n floats from `from` (a local block) to `to`, the whole cache lines of `to` with
 // non-temporal 32-byte stores, the partial lines at either end with plain stores (they are
@@ -1630,6 +1623,13 @@ void transpose_convert(const void* src, int64_t src_ld, void* dst, const dst_col
 // nchw -> nhwc). Rows in blocks of 32 x 8 columns (convert_block32_to_bytes) where they fit,
 // the rest (the sum post-op, rows past the last 32, partial column tiles, padding rows) by
 // 8x8 tiles converted per dst row.
+
+// How far ahead along its row each src row of a tall block is prefetched (elements; 4 cache
+// lines of f32): AVX2's unstreamed 32-row byte blocks. They are 32 read streams at once, more
+// than the hardware prefetcher follows: without it a block waited on its loads (AVX-512's 64-row
+// byte blocks, which took it before they went through a local block: f32 -> s8 nchw -> nhwc
+// cold 3.4 -> 1.4 ms with 32..128).
+constexpr int kPrefetchAhead = 64;
 
 // Rows 4g .. 4g + 3 (src, src + src_ld, ...) x 8 columns of a 32-bit source quantized and
 // converted to 8-bit lanes (the quantization is common): dword k of 128-bit lane l holds column
