@@ -408,7 +408,7 @@ TEST(ReorderKernels, Avx2ByteDestinationsStreamedThroughALocalBlockMatchReferenc
   // 6.5 MiB of dst (streamed by the source rule) with 128 channels (two 64-row blocks,
   // non-temporal) and with 96 (rows off the lines: plain stores; one 64-row block and a 32-row
   // block after it); 64 channels of 181 x 183 pixels, dst 16 bytes off a line (a last strip of
-  // 379 columns: a partial chunk of 47 groups and a partial column tile of 3).
+  // 355 columns: a partial chunk of 44 groups and a partial column tile of 3).
   reorder_case large_dst{md({8, 64, 128, 128}, data_type::f32, "nchw"),
                          md({8, 64, 128, 128}, data_type::s8, "nhwc")};
   reorder_case large_src{md({2, 128, 160, 160}, data_type::f32, "nchw"),

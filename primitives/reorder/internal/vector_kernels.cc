@@ -1689,9 +1689,9 @@ template <class Arch, class S, class D>
 }
 
 // AVX2's convert_strip64_to_bytes: 64 rows x cols (a multiple of 8) of a 32-bit source
-// converted to 8-bit lanes and transposed, in chunks of kBytes64Chunk columns through a local
-// block of packed row quads (64 KB), 16 rows (4 quads) at a time along the chunk, each src line
-// prefetched (to L2) 16 rows ahead: of this chunk, or the next chunk's first rows.
+// converted to 8-bit lanes and transposed, in chunks of kBytes64ChunkAvx2 columns through a
+// local block of packed row quads (64 KB), 16 rows (4 quads) at a time along the chunk, each src
+// line prefetched (to L2) 16 rows ahead: of this chunk, or the next chunk's first rows.
 // emit(c0, first, second) receives columns c0 .. c0 + 7, rows 0-31 in first[i] and 32-63 in
 // second[i]. Reading 8 columns of all 64 rows in turn (two convert_block32_to_bytes) kept 64
 // read streams in flight, more than the hardware prefetcher follows.
