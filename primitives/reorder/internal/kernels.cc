@@ -533,6 +533,7 @@ absl::Status accept_transpose(plan& p, const vector_kernels* vk) {
   }
   p.transpose = vk->find_transpose(bytes_of(p.src.dt()));
   if (!p.transpose) return absl::FailedPreconditionError("element size");
+  const bool stream = stream_transposed_dst(p);
   if (!p.bit_copy) {
     if (!all_quant_common(p)) {
       return absl::FailedPreconditionError("per-dimension scales or zero points");
@@ -545,12 +546,12 @@ absl::Status accept_transpose(plan& p, const vector_kernels* vk) {
     p.transpose_convert = vk->find_transpose_convert(p.src.dt(), p.dst.dt());
     // AVX2 takes its 64-row byte blocks only when it streams dst (transpose_convert_avx2).
     p.byte_blocks64 = p.transpose_convert != nullptr &&
-                      (vk->transpose_tile() == 16 || stream_transposed_dst(p)) &&
+                      (vk->transpose_tile() == 16 || stream) &&
                       bytes_of(p.dst.dt()) == 1 && !p.attr.sum;
   }
   p.transpose_boxes = std::move(boxes);
   p.run_writes_padding = fused;
-  p.stream_stores = stream_transposed_dst(p);
+  p.stream_stores = stream;
   p.run = &run_transpose;
   list_strips(p);
   return absl::OkStatus();

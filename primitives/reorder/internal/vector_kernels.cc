@@ -1635,12 +1635,10 @@ constexpr int kPrefetchAhead = 64;
 // converted to 8-bit lanes (the quantization is common): dword k of 128-bit lane l holds column
 // 4l + k's four rows. The conversion is AVX-512's pack_row_quad_to_bytes on 8 lanes: min/max
 // against the bounds (NaN -> the bound), cvtps2dq (half to even), the saturating packs taking
-// what is below -2^31 to -128. prefetch_ahead > 0: each row's line that many elements further
-// along is prefetched to L1.
+// what is below -2^31 to -128.
 template <class Arch, class S, class D>
 [[gnu::always_inline]] inline __m256 pack_row_quad8_to_bytes(const S* src, int64_t src_ld,
-                                                             const quant_lanes<Arch>& lanes,
-                                                             int prefetch_ahead) {
+                                                             const quant_lanes<Arch>& lanes) {
   static_assert(sizeof(S) == 4 && sizeof(D) == 1);
   constexpr bool kSigned = std::is_same_v<D, int8_t>;
   const __m256 hi = _mm256_set1_ps(kSigned ? 127.f : 255.f);
@@ -1652,11 +1650,7 @@ template <class Arch, class S, class D>
                        13, 2, 6, 10, 14, 3, 7, 11, 15);
   __m256i w[4];
   for (int j = 0; j < 4; ++j) {
-    const float* row = reinterpret_cast<const float*>(src + j * src_ld);
-    if (prefetch_ahead > 0) {
-      _mm_prefetch(reinterpret_cast<const char*>(row + prefetch_ahead), _MM_HINT_T0);
-    }
-    __m256 x = _mm256_loadu_ps(row);
+    __m256 x = _mm256_loadu_ps(reinterpret_cast<const float*>(src + j * src_ld));
     if constexpr (std::is_same_v<S, int32_t>) {
       x = _mm256_cvtepi32_ps(_mm256_castps_si256(x));  // rounds like a cast
     }
@@ -1682,8 +1676,11 @@ template <class Arch, class S, class D>
                                                             __m256 out[8]) {
   __m256 groups[8];
   for (int g = 0; g < 8; ++g) {
-    groups[g] = pack_row_quad8_to_bytes<Arch, S, D>(src + 4 * g * src_ld, src_ld, lanes,
-                                                    kPrefetchAhead);
+    for (int j = 0; j < 4; ++j) {
+      const S* row = src + (4 * g + j) * src_ld;
+      _mm_prefetch(reinterpret_cast<const char*>(row + kPrefetchAhead), _MM_HINT_T0);
+    }
+    groups[g] = pack_row_quad8_to_bytes<Arch, S, D>(src + 4 * g * src_ld, src_ld, lanes);
   }
   transpose8x8_registers(groups, out);
 }
@@ -1719,7 +1716,7 @@ void convert_strip64_to_bytes_avx2(const S* src, int64_t src_ld, int64_t cols,
         }
         for (int g = g0; g < g0 + kStepQuads; ++g) {
           block[q][g] = pack_row_quad8_to_bytes<Arch, S, D>(src + 4 * g * src_ld + k0 + 8 * q,
-                                                            src_ld, lanes, 0);
+                                                            src_ld, lanes);
         }
       }
     }
