@@ -1307,11 +1307,14 @@ bool grouped_strip(const float* src, int64_t src_ld, float* dst, const dst_colum
     }
   }
   // Column c = g * group + k goes to g * group_ld + k * ld: k outermost is dst order
-  // (group_ld <= ld).
-  for (int64_t k = 0; k < m.group; ++k) {
+  // (group_ld <= ld). m's fields are read into locals first: the intrinsic stores may alias
+  // anything, so the loop reloaded them (and redid its multiplications) every 64 bytes. Zen 3,
+  // oihw -> OIhw16i16o, medians of 12 interleaved: 1 thread warm 233 -> 170 us, cold 644 -> 607.
+  const int64_t group = m.group, group_ld = m.group_ld, ld = m.ld;
+  for (int64_t k = 0; k < group; ++k) {
     for (int64_t g = 0; g < groups; ++g) {
-      const float* from = block + (g * m.group + k) * 16;
-      float* to = dst + g * m.group_ld + k * m.ld;
+      const float* from = block + (g * group + k) * 16;
+      float* to = dst + g * group_ld + k * ld;
       if constexpr (kTile == 16) {
 #if defined(__AVX512F__)
         _mm512_storeu_ps(to, _mm512_load_ps(from));
