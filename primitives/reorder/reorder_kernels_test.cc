@@ -408,15 +408,18 @@ TEST(ReorderKernels, Avx2ByteDestinationsStreamedThroughALocalBlockMatchReferenc
   // 6.5 MiB of dst (streamed by the source rule) with 128 channels (two 64-row blocks,
   // non-temporal) and with 96 (rows off the lines: plain stores; one 64-row block and a 32-row
   // block after it); 64 channels of 181 x 183 pixels, dst 16 bytes off a line (a last strip of
-  // 355 columns: a partial chunk of 44 groups and a partial column tile of 3).
+  // 355 columns: a partial chunk of 44 groups and a partial column tile of 3). The quantization
+  // in each of with_block_lanes' three forms: a src scale alone (large_dst), none (large_src,
+  // rows_off_lines), and src and dst scales with a dst zero point (partial_chunk).
   reorder_case large_dst{md({8, 64, 128, 128}, data_type::f32, "nchw"),
-                         md({8, 64, 128, 128}, data_type::s8, "nhwc")};
+                         md({8, 64, 128, 128}, data_type::s8, "nhwc"), scales(0, -1)};
   reorder_case large_src{md({2, 128, 160, 160}, data_type::f32, "nchw"),
                          md({2, 128, 160, 160}, data_type::u8, "nhwc")};
   reorder_case rows_off_lines{md({4, 96, 128, 128}, data_type::f32, "nchw"),
                               md({4, 96, 128, 128}, data_type::s8, "nhwc")};
   reorder_case partial_chunk{md({4, 64, 181, 183}, data_type::f32, "nchw"),
-                             md({4, 64, 181, 183}, data_type::s8, "nhwc")};
+                             md({4, 64, 181, 183}, data_type::s8, "nhwc"), scales(0, 0)};
+  partial_chunk.attr.dst_zero_points = quant_param{.mask = 0};
   large_dst.dst_misalign = large_src.dst_misalign = rows_off_lines.dst_misalign = 0;
   partial_chunk.dst_misalign = 16;
   for (const reorder_case& c : {large_dst, large_src, rows_off_lines, partial_chunk}) {

@@ -1638,10 +1638,11 @@ constexpr int kPrefetchAhead = 64;
 // converted to 8-bit lanes (the quantization is common): dword k of 128-bit lane l holds column
 // 4l + k's four rows. The conversion is AVX-512's pack_row_quad_to_bytes on 8 lanes: min/max
 // against the bounds (NaN -> the bound), cvtps2dq (half to even), the saturating packs taking
-// what is below -2^31 to -128.
-template <class Arch, class S, class D>
+// what is below -2^31 to -128. Lanes: quant_lanes, or a run_lanes that applies only what the
+// execution has (block_lanes).
+template <class Arch, class S, class D, class Lanes>
 [[gnu::always_inline]] inline __m256 pack_row_quad8_to_bytes(const S* src, int64_t src_ld,
-                                                             const quant_lanes<Arch>& lanes) {
+                                                             const Lanes& lanes) {
   static_assert(sizeof(S) == 4 && sizeof(D) == 1);
   constexpr bool kSigned = std::is_same_v<D, int8_t>;
   const __m256 hi = _mm256_set1_ps(kSigned ? 127.f : 255.f);
@@ -1673,10 +1674,9 @@ template <class Arch, class S, class D>
 
 // A 32-row x 8-column block of a 32-bit source converted to 8-bit lanes (eight row quads), then
 // transposed: out[i] holds column i's 32 rows, one 32-byte dst row.
-template <class Arch, class S, class D>
+template <class Arch, class S, class D, class Lanes>
 [[gnu::always_inline]] inline void convert_block32_to_bytes(const S* src, int64_t src_ld,
-                                                            const quant_lanes<Arch>& lanes,
-                                                            __m256 out[8]) {
+                                                            const Lanes& lanes, __m256 out[8]) {
   __m256 groups[8];
   for (int g = 0; g < 8; ++g) {
     for (int j = 0; j < 4; ++j) {
@@ -1697,9 +1697,9 @@ template <class Arch, class S, class D>
 // read streams in flight, more than the hardware prefetcher follows.
 constexpr int kBytes64ChunkAvx2 = 1024;
 
-template <class Arch, class S, class D, class Emit>
+template <class Arch, class S, class D, class Lanes, class Emit>
 void convert_strip64_to_bytes_avx2(const S* src, int64_t src_ld, int64_t cols,
-                                   const quant_lanes<Arch>& lanes, const Emit& emit) {
+                                   const Lanes& lanes, const Emit& emit) {
   constexpr int kStepQuads = 4;
   // [8-column group][row quad]; per thread, not on the stack (run_transpose's scratch is).
   thread_local std::vector<__m256> storage(kBytes64ChunkAvx2 / 8 * 16);
@@ -1731,6 +1731,27 @@ void convert_strip64_to_bytes_avx2(const S* src, int64_t src_ld, int64_t cols,
       transpose8x8_registers(quads, second);
       emit(k0 + 8 * q, first, second);
     }
+  }
+}
+
+// Calls f with the lanes of the row blocks of transpose_convert_avx2, which never have the sum
+// post-op: a run_lanes without steps, or with the one scale, when that is all q has, else
+// quant_lanes itself. quant_lanes::apply tests each attribute per vector, reading q through a
+// reference after every store (the compiler cannot keep it in registers): in a warm f32 -> s8
+// run, 5 compares with memory and 20 branches per four rows of 8 columns, against about 20
+// other instructions. Driver, 1 thread, f32 -> s8 nchw -> nhwc with a src scale of 0.5, 5 runs
+// alternating: 1x64x56x56 72 -> 41 us, 2x64x28x28 36 -> 18 (medians); without the scale
+// 2x64x28x28 23 -> 11. Rows 4 KB apart (2x64x32x32, every row of a block in one L1 set) went
+// 53 -> 61 us: conflict misses, not instructions, bound that shape.
+template <class Arch, class F>
+[[gnu::always_inline]] inline void with_block_lanes(const quant_lanes<Arch>& lanes, const quant_ptrs& q, const F& f) {
+  switch (choose_run_quant(q)) {
+    case run_quant::none:
+      return f(run_lanes<Arch, run_quant::none>{lanes});
+    case run_quant::scale_only:
+      return f(run_lanes<Arch, run_quant::scale_only>{lanes});
+    default:
+      return f(lanes);
   }
 }
 
@@ -1775,48 +1796,52 @@ void transpose_convert_avx2(const void* src_v, int64_t src_ld, void* dst_v,
   const int64_t block_rows = q.has_sum ? 0 : rows / 32 * 32;
   const int64_t block_cols = cols / 8 * 8;
   with_tile_columns(dst_cols, cols, [&](const auto& columns_at) {
-    int64_t r0 = 0;
-    if (stream) {
-      // 64 rows at a time through convert_strip64_to_bytes_avx2 (kernels.cc gives these strips
-      // up to 4096 columns: byte_blocks64); each column's 64 dst bytes (a whole line when on
-      // one, as for nchw -> nhwc with 64 channels) are stored back to back, by two
-      // non-temporal 32-byte stores, and dst is not read for ownership. f32 -> s8 32x64x56x56
-      // cold (streamed by kernels.cc's stream_transposed_dst), medians of 12 interleaved:
-      // 1 thread 4643 -> 3477 us, 2 threads 2660 -> 2356, against two 32-row blocks of the
-      // same 8 columns at a time from 256-column strips (64 read streams in step; docs/
-      // performance.md, reorder AVX2 round 7). One 32-row block at a time had written every
-      // line in two halves a strip apart.
-      for (; r0 + 64 <= block_rows; r0 += 64) {
-        D* d = dst + r0;
-        convert_strip64_to_bytes_avx2<Arch, S, D>(
-            src + r0 * src_ld, src_ld, block_cols, lanes,
-            [&](int64_t c0, const __m256* first, const __m256* second) {
-              const auto col = columns_at(c0, 8);
-              const bool lines = col.all_aligned64(d, 8);
-              for (int i = 0; i < 8; ++i) {
-                auto* to = reinterpret_cast<__m256i*>(d + col(i));
-                if (lines) {
-                  _mm256_stream_si256(to, _mm256_castps_si256(first[i]));
-                  _mm256_stream_si256(to + 1, _mm256_castps_si256(second[i]));
-                } else {
-                  _mm256_storeu_si256(to, _mm256_castps_si256(first[i]));
-                  _mm256_storeu_si256(to + 1, _mm256_castps_si256(second[i]));
+    // The row blocks, with the quantization's steps chosen once (block_lanes). Inlined in each
+    // case, so that the captured loop state stays in registers.
+    with_block_lanes(lanes, q, [&](const auto& block_lanes) __attribute__((always_inline)) {
+      int64_t r0 = 0;
+      if (stream) {
+        // 64 rows at a time through convert_strip64_to_bytes_avx2 (kernels.cc gives these strips
+        // up to 4096 columns: byte_blocks64); each column's 64 dst bytes (a whole line when on
+        // one, as for nchw -> nhwc with 64 channels) are stored back to back, by two
+        // non-temporal 32-byte stores, and dst is not read for ownership. f32 -> s8 32x64x56x56
+        // cold (streamed by kernels.cc's stream_transposed_dst), medians of 12 interleaved:
+        // 1 thread 4643 -> 3477 us, 2 threads 2660 -> 2356, against two 32-row blocks of the
+        // same 8 columns at a time from 256-column strips (64 read streams in step; docs/
+        // performance.md, reorder AVX2 round 7). One 32-row block at a time had written every
+        // line in two halves a strip apart.
+        for (; r0 + 64 <= block_rows; r0 += 64) {
+          D* d = dst + r0;
+          convert_strip64_to_bytes_avx2<Arch, S, D>(
+              src + r0 * src_ld, src_ld, block_cols, block_lanes,
+              [&](int64_t c0, const __m256* first, const __m256* second) {
+                const auto col = columns_at(c0, 8);
+                const bool lines = col.all_aligned64(d, 8);
+                for (int i = 0; i < 8; ++i) {
+                  auto* to = reinterpret_cast<__m256i*>(d + col(i));
+                  if (lines) {
+                    _mm256_stream_si256(to, _mm256_castps_si256(first[i]));
+                    _mm256_stream_si256(to + 1, _mm256_castps_si256(second[i]));
+                  } else {
+                    _mm256_storeu_si256(to, _mm256_castps_si256(first[i]));
+                    _mm256_storeu_si256(to + 1, _mm256_castps_si256(second[i]));
+                  }
                 }
-              }
-            });
+              });
+        }
+        _mm_sfence();  // streamed stores visible before the task ends
       }
-      _mm_sfence();  // streamed stores visible before the task ends
-    }
-    for (; r0 < block_rows; r0 += 32) {
-      for (int64_t c0 = 0; c0 < block_cols; c0 += 8) {
-        const auto col = columns_at(c0, 8);
-        __m256 out[8];
-        convert_block32_to_bytes<Arch, S, D>(src + r0 * src_ld + c0, src_ld, lanes, out);
-        for (int i = 0; i < 8; ++i) {
-          _mm256_storeu_ps(reinterpret_cast<float*>(dst + col(i) + r0), out[i]);
+      for (; r0 < block_rows; r0 += 32) {
+        for (int64_t c0 = 0; c0 < block_cols; c0 += 8) {
+          const auto col = columns_at(c0, 8);
+          __m256 out[8];
+          convert_block32_to_bytes<Arch, S, D>(src + r0 * src_ld + c0, src_ld, block_lanes, out);
+          for (int i = 0; i < 8; ++i) {
+            _mm256_storeu_ps(reinterpret_cast<float*>(dst + col(i) + r0), out[i]);
+          }
         }
       }
-    }
+    });
     if (block_rows > 0 && block_cols < cols) {
       transpose_convert_tiles8<Arch>(src, src_ld, dst, columns_at, 0, block_rows, block_cols, cols,
                                      rows, lanes, q);
