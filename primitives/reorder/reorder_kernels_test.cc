@@ -365,11 +365,14 @@ TEST(ReorderKernels, LargeTransposesInSixteenRowBlocksMatchReference) {
 
 TEST(ReorderKernels, LargeBandedTransposesMatchReference) {
   // 8+ MiB of dst through the banded transpose (src rows 4 KiB or more apart), which AVX2 moves
-  // band by band through a local block, streaming each column's run of dst: dst on a line (every
-  // run streamed whole), 16 and 4 bytes off one (a head of 12 or 15 rows first, plainly), and
-  // dst rows 2045 elements apart (runs off the lines: their partial end lines stored plainly)
-  // with 1037 columns (strips ending in a partial column tile) and 2045 rows (a last band of 61
-  // rows: 56 through the block, 5 plainly).
+  // band by band through a local block, streaming each column's run of dst, or, in strips of
+  // kWideBandCols (1024) columns or more whose dst rows are on lines after the head, 16 rows at a
+  // time, each column's 16 rows streamed as one line (1040 columns: a wide strip, then the rest
+  // in bands; the rows past the last 16-row band and the partial column tile plainly): dst on a
+  // line (every run streamed whole), 16 and 4 bytes off one (a head of 12 or 15 rows first,
+  // plainly), and dst rows 2045 elements apart (runs off the lines: their partial end lines
+  // stored plainly; no wide strip) with 1037 columns (strips ending in a partial column tile)
+  // and 2045 rows (a last band of 61 rows: 56 through the block, 5 plainly).
   std::vector<reorder_case> cases;
   for (int misalign : {0, 16, 4}) {
     reorder_case c{md({2048, 1040}, data_type::f32, "ab"), md({2048, 1040}, data_type::f32, "ba")};

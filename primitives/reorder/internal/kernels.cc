@@ -204,9 +204,9 @@ struct strip_tasks {
 };
 
 // Strips of >= 64 columns and about kMinElementsPerTask elements: short rows (nchw -> nChw16c
-// has 16) would otherwise make tasks of a few KiB. Banded transposes: kBandCols columns, while
-// that leaves a strip for every thread. Widened columns: whole groups of na.size, since the
-// kernels map a strip's columns from a group boundary.
+// has 16) would otherwise make tasks of a few KiB. Banded transposes: kBandCols columns
+// (kWideBandCols with wide_bands), while that leaves a strip for every thread. Widened columns:
+// whole groups of na.size, since the kernels map a strip's columns from a group boundary.
 // Streamed (large) bit-copy transposes of other kinds: runs of at least kMinStripRunBytes of
 // each src row. The kernel reads a strip one row block at a time, and each row of the block is a
 // run the hardware prefetcher must pick up anew: nchw -> nhwc (64 rows) had strips of 256 f32
@@ -222,8 +222,9 @@ strip_tasks split_into_tasks(const plan& p, const transpose_box& tb) {
   strip_tasks st;
   st.cols_per_task = std::max<int64_t>(64, (kMinElementsPerTask / nb.size) / 16 * 16);
   const bool banded = banded_transpose(nb.stride[kSrc] * bytes_of(p.src.dt()), nb.size);
-  if (p.bit_copy && banded && outer * ((cols + kBandCols - 1) / kBandCols) >= num_threads()) {
-    st.cols_per_task = std::max(st.cols_per_task, kBandCols);
+  const int64_t band_cols = p.wide_bands ? kWideBandCols : kBandCols;
+  if (p.bit_copy && banded && outer * ((cols + band_cols - 1) / band_cols) >= num_threads()) {
+    st.cols_per_task = std::max(st.cols_per_task, band_cols);
   }
   if (p.bit_copy && p.stream_stores && !banded) {
     st.cols_per_task =
@@ -549,6 +550,9 @@ absl::Status accept_transpose(plan& p, const vector_kernels* vk) {
                       (vk->transpose_tile() == 16 || stream) &&
                       bytes_of(p.dst.dt()) == 1 && !p.attr.sum;
   }
+  // AVX2's streamed 32-bit banded copies move 16 rows at a time across strips of
+  // kWideBandCols (transpose_rows16_streamed_avx2).
+  p.wide_bands = p.bit_copy && stream && vk->transpose_tile() == 8 && bytes_of(p.src.dt()) == 4;
   p.transpose_boxes = std::move(boxes);
   p.run_writes_padding = fused;
   p.stream_stores = stream;

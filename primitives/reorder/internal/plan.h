@@ -70,6 +70,7 @@ struct plan {
   transpose_fn* transpose = nullptr;      // the chosen ISA's, when the kernel transposes tiles
   transpose_convert_fn* transpose_convert = nullptr;  // fused transpose + conversion, if any
   bool byte_blocks64 = false;  // transpose_convert's 64-row byte blocks (8-bit dst; AVX2: streamed)
+  bool wide_bands = false;     // banded strips of kWideBandCols (AVX2, streamed 32-bit bit copies)
   std::vector<transpose_box> transpose_boxes;         // one per nest.data box
   // Small transposes: every strip in execution order (run_transpose then skips the task split
   // and the walk). Empty: strips are found at execution.

@@ -853,6 +853,72 @@ template <class Arch, class T, class ColumnsAt>
 }
 #endif
 
+#if defined(__AVX2__)
+// transpose_tiles_banded_avx2 for a wide strip (kWideBandCols columns or more, which
+// split_into_tasks gives AVX2's streamed banded bit copies) of plain columns whose dst rows
+// start on a line after the head: 16 rows at a time across the whole strip. Each 8-column step
+// transposes two 8x8 register tiles and streams each column's 16 rows, one whole dst line,
+// straight from the registers. The src is then read in 16 runs the width of the strip (4 KB for
+// f32), which the hardware prefetcher follows, where the 64-row bands read 64 runs of 1 KB in
+// step and the samples sat on their loads. ab -> ba 4096 cold, medians of 12 interleaved: 1
+// thread 19.4 -> 15.0 ms, 2 threads 10.4 -> 9.0 (oneDNN 45.0 / 23.4). In a standalone harness
+// the 16-row order was slower than the bands with strips of 256 columns (21.3 against 18.3 ms)
+// and level with 512 (18.6). Rows past the last whole 16-row band, padding rows and a partial
+// last column tile go through move_tile, plainly. Returns false (nothing done) for strips it
+// does not take.
+template <class Arch, class T, class ColumnsAt>
+bool transpose_rows16_streamed_avx2(const T* src, int64_t src_ld, T* dst,
+                                    const ColumnsAt& columns_at, int64_t rows, int64_t cols,
+                                    int64_t pad_rows, int64_t head) {
+  constexpr int64_t kTile = tile_size<Arch, T>();
+  static_assert(sizeof(T) == 4 && kTile == 8);
+  const auto* s = reinterpret_cast<const float*>(src);
+  auto* d = reinterpret_cast<float*>(dst);
+  // Plain columns only: when the first tile's dst lines are aligned, every tile's are.
+  if constexpr (!std::is_same_v<std::decay_t<decltype(columns_at(0, 8))>, plain_tile_columns>) {
+    return false;
+  } else if (cols < kWideBandCols || !columns_at(0, 8).all_aligned64(d + head, 8)) {
+    return false;
+  }
+  const int64_t full_cols = cols / kTile * kTile;
+  const int64_t bands_end = head + std::max<int64_t>(0, rows - head) / 16 * 16;
+  // Each src line is prefetched (to L2) 256 bytes ahead along its row.
+  constexpr int64_t kRowAheadBytes = 256;
+  for (int64_t b0 = head; b0 < bands_end; b0 += 16) {
+    const float* from = s + b0 * src_ld;
+    for (int64_t c0 = 0; c0 < full_cols; c0 += kTile) {
+      if (c0 % 16 == 0) {
+        for (int64_t r = 0; r < 16; ++r) prefetch_l2_ahead(from + r * src_ld + c0, kRowAheadBytes);
+      }
+      __m256 upper[8], lower[8];
+      load_transposed8x8(from + c0, src_ld, upper);
+      load_transposed8x8(from + 8 * src_ld + c0, src_ld, lower);
+      const auto col = columns_at(c0, static_cast<int>(kTile));
+      for (int i = 0; i < 8; ++i) {
+        _mm256_stream_ps(d + col(i) + b0, upper[i]);
+        _mm256_stream_ps(d + col(i) + b0 + 8, lower[i]);
+      }
+    }
+  }
+  // Rows [r_begin, r_end) of columns [c_begin, c_end), plainly.
+  auto plain_rows = [&](int64_t r_begin, int64_t r_end, int64_t c_begin, int64_t c_end) {
+    for (int64_t c0 = c_begin; c0 < c_end; c0 += kTile) {
+      const int64_t cn = std::min(kTile, c_end - c0);
+      const auto col = columns_at(c0, static_cast<int>(cn));
+      for (int64_t r0 = r_begin; r0 < r_end; r0 += kTile) {
+        move_tile<Arch>(src, src_ld, dst, col, r0, std::min(kTile, r_end - r0), c0, cn, rows,
+                        pad_rows, false);
+      }
+    }
+  };
+  plain_rows(0, head, 0, cols);
+  plain_rows(bands_end, pad_rows, 0, cols);       // rows past the bands, padding
+  plain_rows(head, bands_end, full_cols, cols);   // the partial column tile's other rows
+  _mm_sfence();  // streamed stores visible before the task ends
+  return true;
+}
+#endif
+
 // transpose_tiles_banded for 32-bit elements on AVX2 with a large dst (stream): in each band of
 // kBandRows rows, an 8-column tile's 8x8 register tiles are transposed into a local block and
 // each column's run of dst (256 bytes) streamed from there in whole lines (stream_run_avx2). The
@@ -874,6 +940,10 @@ template <class Arch, class T, class ColumnsAt>
 #if defined(__AVX2__)
   constexpr int64_t kTile = tile_size<Arch, T>();
   static_assert(sizeof(T) == 4 && kTile == 8);
+  if (transpose_rows16_streamed_avx2<Arch>(src, src_ld, dst, columns_at, rows, cols, pad_rows,
+                                           head)) {
+    return;
+  }
   const auto* s = reinterpret_cast<const float*>(src);
   auto* d = reinterpret_cast<float*>(dst);
   const int64_t full_cols = cols / kTile * kTile;

@@ -33,7 +33,10 @@ struct dst_columns {
 // the next band (transpose_tiles; AVX2 with a large dst streams each band through a local block
 // instead, without the prefetch); run_transpose gives them strips of kBandCols columns, so a
 // band's src rows are read in runs of 1 KB (f32) and its dst rows written in runs of 256 bytes.
-inline constexpr int64_t kBandRows = 64, kBandCols = 256, kFarRowBytes = 4096;
+// AVX2's streamed 32-bit bit copies take strips of kWideBandCols columns instead (plan's
+// wide_bands), which its kernel moves 16 rows at a time across the strip.
+inline constexpr int64_t kBandRows = 64, kBandCols = 256, kWideBandCols = 1024,
+                         kFarRowBytes = 4096;
 inline bool banded_transpose(int64_t src_row_step_bytes, int64_t rows) {
   return src_row_step_bytes >= kFarRowBytes && rows > kBandRows;
 }
