@@ -345,12 +345,17 @@ TEST(ReorderKernels, LargeTransposesInSixteenRowBlocksMatchReference) {
   // nhwc -> nchw with 136 channels and 16640 rows per column, whose first rows up to dst's line
   // go through the partial tile (16 bytes off: 12 rows, 4 off: 15) and whose last ones through
   // 8-row tiles, dst on a line (no head) too.
-  // And nchw -> nhwc with 48 and 64 channels (AVX2: whole 48/64-row columns, 8 at a time; 127 x
-  // 131 leaves strips with 5 columns past the last full tile).
+  // And nchw -> nhwc with 48 and 64 channels (AVX2: dst off a line, whole 48/64-row columns, 8
+  // at a time; on a line, 16 rows at a time across each strip; 127 x 131 leaves strips with 5
+  // columns past the last full tile).
   std::vector<reorder_case> cases{
       {md({3, 48, 127, 131}, data_type::f32, "nchw"), md({3, 48, 127, 131}, data_type::f32, "nhwc")},
       {md({2, 64, 128, 130}, data_type::f32, "nchw"), md({2, 64, 128, 130}, data_type::f32, "nhwc")},
   };
+  for (reorder_case c : {cases[0], cases[1]}) {
+    c.dst_misalign = 0;
+    cases.push_back(c);
+  }
   for (int misalign : {0, 16, 4}) {
     reorder_case blocked{md({1, 33, 256, 260}, data_type::f32, "nchw"),
                          md({1, 33, 256, 260}, data_type::f32, "nChw16c")};

@@ -854,22 +854,40 @@ template <class Arch, class T, class ColumnsAt>
 #endif
 
 #if defined(__AVX2__)
-// transpose_tiles_banded_avx2 for a wide strip (kWideBandCols columns or more, which
-// split_into_tasks gives AVX2's streamed banded bit copies) of plain columns whose dst rows
-// start on a line after the head: 16 rows at a time across the whole strip. Each 8-column step
-// transposes two 8x8 register tiles and streams each column's 16 rows, one whole dst line,
-// straight from the registers. The src is then read in 16 runs the width of the strip (4 KB for
-// f32), which the hardware prefetcher follows, where the 64-row bands read 64 runs of 1 KB in
-// step and the samples sat on their loads. ab -> ba 4096 cold, medians of 12 interleaved: 1
-// thread 19.4 -> 15.0 ms, 2 threads 10.4 -> 9.0 (oneDNN 45.0 / 23.4). In a standalone harness
-// the 16-row order was slower than the bands with strips of 256 columns (21.3 against 18.3 ms)
-// and level with 512 (18.6). Rows past the last whole 16-row band, padding rows and a partial
-// last column tile go through move_tile, plainly. Returns false (nothing done) for strips it
-// does not take.
+// Rows [r_begin, r_end) of columns [c_begin, c_end) of a transpose, tile by tile with plain
+// stores (move_tile): the rows and columns around AVX2's streamed bands.
+template <class Arch, class T, class ColumnsAt>
+void move_rows_plainly(const T* src, int64_t src_ld, T* dst, const ColumnsAt& columns_at,
+                       int64_t r_begin, int64_t r_end, int64_t c_begin, int64_t c_end,
+                       int64_t rows, int64_t pad_rows) {
+  constexpr int64_t kTile = tile_size<Arch, T>();
+  for (int64_t c0 = c_begin; c0 < c_end; c0 += kTile) {
+    const int64_t cn = std::min(kTile, c_end - c0);
+    const auto col = columns_at(c0, static_cast<int>(cn));
+    for (int64_t r0 = r_begin; r0 < r_end; r0 += kTile) {
+      move_tile<Arch>(src, src_ld, dst, col, r0, std::min(kTile, r_end - r0), c0, cn, rows,
+                      pad_rows, false);
+    }
+  }
+}
+
+// A streamed 32-bit transpose of plain columns whose dst rows start on a line after the head,
+// for strips of at least min_cols columns: 16 rows at a time across the whole strip. Each
+// 8-column step transposes two 8x8 register tiles and streams each column's 16 rows, one whole
+// dst line, straight from the registers, so the src is read in 16 runs the width of the strip,
+// which the hardware prefetcher follows. Rows past the last whole 16-row band, padding rows and
+// a partial last column tile go through move_tile, plainly. Returns false (nothing done) for
+// strips it does not take. Its callers:
+// - AVX2's banded copies (ab -> ba 4096), for strips of kWideBandCols or more (split_into_tasks
+//   gives them such strips), in place of 64-row bands that read 64 runs of 1 KB in step, on
+//   whose loads the samples sat. Cold, medians of 12 interleaved: 1 thread 19.4 -> 15.0 ms, 2
+//   threads 10.4 -> 9.0 (oneDNN 45.0 / 23.4). In a standalone harness the 16-row order was
+//   slower than the bands in strips of 256 columns (21.3 against 18.3 ms), level in 512 (18.6).
+// - AVX2's short columns (nchw -> nhwc), for any strip: see transpose_tiles_avx2.
 template <class Arch, class T, class ColumnsAt>
 bool transpose_rows16_streamed_avx2(const T* src, int64_t src_ld, T* dst,
                                     const ColumnsAt& columns_at, int64_t rows, int64_t cols,
-                                    int64_t pad_rows, int64_t head) {
+                                    int64_t pad_rows, int64_t head, int64_t min_cols) {
   constexpr int64_t kTile = tile_size<Arch, T>();
   static_assert(sizeof(T) == 4 && kTile == 8);
   const auto* s = reinterpret_cast<const float*>(src);
@@ -877,7 +895,7 @@ bool transpose_rows16_streamed_avx2(const T* src, int64_t src_ld, T* dst,
   // Plain columns only: when the first tile's dst lines are aligned, every tile's are.
   if constexpr (!std::is_same_v<std::decay_t<decltype(columns_at(0, 8))>, plain_tile_columns>) {
     return false;
-  } else if (cols < kWideBandCols || !columns_at(0, 8).all_aligned64(d + head, 8)) {
+  } else if (cols < min_cols || !columns_at(0, 8).all_aligned64(d + head, 8)) {
     return false;
   }
   const int64_t full_cols = cols / kTile * kTile;
@@ -888,7 +906,9 @@ bool transpose_rows16_streamed_avx2(const T* src, int64_t src_ld, T* dst,
     const float* from = s + b0 * src_ld;
     for (int64_t c0 = 0; c0 < full_cols; c0 += kTile) {
       if (c0 % 16 == 0) {
-        for (int64_t r = 0; r < 16; ++r) prefetch_l2_ahead(from + r * src_ld + c0, kRowAheadBytes);
+        for (int64_t r = 0; r < 16; ++r) {
+          prefetch_l2_ahead(from + r * src_ld + c0, kRowAheadBytes);
+        }
       }
       __m256 upper[8], lower[8];
       load_transposed8x8(from + c0, src_ld, upper);
@@ -900,16 +920,9 @@ bool transpose_rows16_streamed_avx2(const T* src, int64_t src_ld, T* dst,
       }
     }
   }
-  // Rows [r_begin, r_end) of columns [c_begin, c_end), plainly.
   auto plain_rows = [&](int64_t r_begin, int64_t r_end, int64_t c_begin, int64_t c_end) {
-    for (int64_t c0 = c_begin; c0 < c_end; c0 += kTile) {
-      const int64_t cn = std::min(kTile, c_end - c0);
-      const auto col = columns_at(c0, static_cast<int>(cn));
-      for (int64_t r0 = r_begin; r0 < r_end; r0 += kTile) {
-        move_tile<Arch>(src, src_ld, dst, col, r0, std::min(kTile, r_end - r0), c0, cn, rows,
-                        pad_rows, false);
-      }
-    }
+    move_rows_plainly<Arch>(src, src_ld, dst, columns_at, r_begin, r_end, c_begin, c_end, rows,
+                            pad_rows);
   };
   plain_rows(0, head, 0, cols);
   plain_rows(bands_end, pad_rows, 0, cols);       // rows past the bands, padding
@@ -941,22 +954,15 @@ template <class Arch, class T, class ColumnsAt>
   constexpr int64_t kTile = tile_size<Arch, T>();
   static_assert(sizeof(T) == 4 && kTile == 8);
   if (transpose_rows16_streamed_avx2<Arch>(src, src_ld, dst, columns_at, rows, cols, pad_rows,
-                                           head)) {
+                                           head, kWideBandCols)) {
     return;
   }
   const auto* s = reinterpret_cast<const float*>(src);
   auto* d = reinterpret_cast<float*>(dst);
   const int64_t full_cols = cols / kTile * kTile;
-  // Rows [r_begin, r_end) of columns [c_begin, c_end), plainly.
   auto plain_rows = [&](int64_t r_begin, int64_t r_end, int64_t c_begin, int64_t c_end) {
-    for (int64_t c0 = c_begin; c0 < c_end; c0 += kTile) {
-      const int64_t cn = std::min(kTile, c_end - c0);
-      const auto col = columns_at(c0, static_cast<int>(cn));
-      for (int64_t r0 = r_begin; r0 < r_end; r0 += kTile) {
-        move_tile<Arch>(src, src_ld, dst, col, r0, std::min(kTile, r_end - r0), c0, cn, rows,
-                        pad_rows, false);
-      }
-    }
+    move_rows_plainly<Arch>(src, src_ld, dst, columns_at, r_begin, r_end, c_begin, c_end, rows,
+                            pad_rows);
   };
   plain_rows(0, head, 0, cols);
   // Each band reads its rows' runs of the strip (1 KB of a 256-column strip): 64 short streams
@@ -1056,6 +1062,16 @@ void transpose_tiles_avx2(const T* src, int64_t src_ld, T* dst, const ColumnsAt&
   constexpr int64_t kShortColumnsAhead = 192;
   if (stream && head == 0 && rows == pad_rows && rows % 16 == 0 && rows >= 32 && rows <= 64 &&
       back_to_back_rows) {
+    // With dst on a line, 16 rows at a time across the strip instead, each pixel's 16 channels
+    // one streamed line (transpose_rows16_streamed_avx2, any strip width): nchw -> nhwc
+    // 32x64x56x56 cold, medians of 12 interleaved, 1 thread 4102 -> 3025 us, 2 threads 3075 ->
+    // 2239 (oneDNN 9084 / 4925); with strips of 256 columns or more only (the last strip of each
+    // image, 64 columns, in the column order below) 3224 / 2133. The column order below stays
+    // for dst off a line.
+    if (transpose_rows16_streamed_avx2<Arch>(src, src_ld, dst, columns_at, rows, cols, pad_rows,
+                                             0, 0)) {
+      return;
+    }
     const int64_t full_cols = cols / kTile * kTile;
     for (int64_t c0 = 0; c0 < full_cols; c0 += kTile) {
       const auto col = columns_at(c0, static_cast<int>(kTile));
@@ -1379,7 +1395,8 @@ bool grouped_strip(const float* src, int64_t src_ld, float* dst, const dst_colum
   // Column c = g * group + k goes to g * group_ld + k * ld: k outermost is dst order
   // (group_ld <= ld). m's fields are read into locals first: the intrinsic stores may alias
   // anything, so the loop reloaded them (and redid its multiplications) every 64 bytes. Zen 3,
-  // oihw -> OIhw16i16o, medians of 12 interleaved: 1 thread warm 233 -> 170 us, cold 644 -> 607.
+  // oihw -> OIhw16i16o, 1 thread, medians of 12-15 interleaved: warm 233 -> 170 and 155 -> 128
+  // us; cold level (644 -> 607, 530 -> 575).
   const int64_t group = m.group, group_ld = m.group_ld, ld = m.ld;
   for (int64_t k = 0; k < group; ++k) {
     for (int64_t g = 0; g < groups; ++g) {
@@ -1810,11 +1827,12 @@ void convert_strip64_to_bytes_avx2(const S* src, int64_t src_ld, int64_t cols,
 // reference after every store (the compiler cannot keep it in registers): in a warm f32 -> s8
 // run, 5 compares with memory and 20 branches per four rows of 8 columns, against about 20
 // other instructions. Driver, 1 thread, f32 -> s8 nchw -> nhwc with a src scale of 0.5, 5 runs
-// alternating: 1x64x56x56 72 -> 41 us, 2x64x28x28 36 -> 18 (medians); without the scale
+// alternating: 1x64x56x56 72 -> 41 us, 2x64x28x28 39 -> 27 (medians); without the scale
 // 2x64x28x28 23 -> 11. Rows 4 KB apart (2x64x32x32, every row of a block in one L1 set) went
 // 53 -> 61 us: conflict misses, not instructions, bound that shape.
 template <class Arch, class F>
-[[gnu::always_inline]] inline void with_block_lanes(const quant_lanes<Arch>& lanes, const quant_ptrs& q, const F& f) {
+[[gnu::always_inline]] inline void with_block_lanes(const quant_lanes<Arch>& lanes,
+                                                    const quant_ptrs& q, const F& f) {
   switch (choose_run_quant(q)) {
     case run_quant::none:
       return f(run_lanes<Arch, run_quant::none>{lanes});
