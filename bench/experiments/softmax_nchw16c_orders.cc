@@ -12,14 +12,15 @@
 #include <immintrin.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <string>
-#include <thread>
 #include <vector>
+
+#include "bench/experiments/harness.h"
+namespace {
+
 constexpr int NB = 32, CB = 63, P = 49, L = 16;
 constexpr int64_t IMG = int64_t{CB} * P * L;
 static inline __m256 exp8(__m256 x) {  // exp for x <= 0 (x - max), ~1e-7 rel
@@ -95,8 +96,8 @@ static void rows_group(const float* s, float* d, int p0, bool pf) {
       _mm256_storeu_ps(y + 8 * v, _mm256_mul_ps(_mm256_loadu_ps(y + 8 * v), inv[v]));
   }
 }
-void four_rows(const float* s, float* d, int n0, int n1) {
-  for (int n = n0; n < n1; ++n) {
+void four_rows(const float* s, float* d, int64_t n0, int64_t n1) {
+  for (int64_t n = n0; n < n1; ++n) {
     const float* si = s + n * IMG;
     float* di = d + n * IMG;
     int p = 0;
@@ -105,9 +106,9 @@ void four_rows(const float* s, float* d, int n0, int n1) {
   }
 }
 // Whole image per sweep, per-pixel maxima and sums in an L1 buffer: sequential access.
-void whole_image(const float* s, float* d, int n0, int n1) {
+void whole_image(const float* s, float* d, int64_t n0, int64_t n1) {
   alignas(64) float mx[P * L], sm[P * L];
-  for (int n = n0; n < n1; ++n) {
+  for (int64_t n = n0; n < n1; ++n) {
     const float* si = s + n * IMG;
     float* di = d + n * IMG;
     for (int i = 0; i < P * L; ++i) mx[i] = -INFINITY;
@@ -140,7 +141,7 @@ void whole_image(const float* s, float* d, int n0, int n1) {
   }
 }
 // nhwc-like dense reference: same bytes, rows of 1008 contiguous (for the 1.5x target).
-void dense_rows(const float* s, float* d, int n0, int n1) {
+void dense_rows(const float* s, float* d, int64_t n0, int64_t n1) {
   for (int64_t row = int64_t{n0} * P; row < int64_t{n1} * P; ++row) {
     const float* x = s + row * CB * L;
     float* y = d + row * CB * L;
@@ -158,64 +159,43 @@ void dense_rows(const float* s, float* d, int n0, int n1) {
       _mm256_storeu_ps(y + i, _mm256_mul_ps(_mm256_loadu_ps(y + i), inv));
   }
 }
-void copy(const float* s, float* d, int n0, int n1) {
+void copy(const float* s, float* d, int64_t n0, int64_t n1) {
   memcpy(d + n0 * IMG, s + n0 * IMG, (n1 - n0) * IMG * 4);
 }
-typedef void (*KF)(const float*, float*, int, int);
-int g_threads = 1;
-void run(KF f, const float* s, float* d) {
-  if (g_threads == 1) {
-    f(s, d, 0, NB);
-    return;
-  }
-  std::thread t([&] { f(s, d, NB / 2, NB); });
-  f(s, d, 0, NB / 2);
-  t.join();
-}
+}  // namespace
+
 int main(int argc, char** argv) {
-  if (getenv("T2")) g_threads = 2;
-  const bool hot = getenv("HOT") != nullptr;
-  const int sets = hot ? 1 : 20;
+  const int sets = std::getenv("HOT") != nullptr ? 1 : 20;
   const int64_t n = NB * IMG;
-  std::vector<float*> S(sets), D(sets);
+  std::vector<float*> src(sets), dst(sets);
   for (int i = 0; i < sets; ++i) {
-    S[i] = (float*)aligned_alloc(64, n * 4);
-    D[i] = (float*)aligned_alloc(64, n * 4);
-    for (int64_t k = 0; k < n; ++k) S[i][k] = (float)((k * 2654435761u) % 1000) / 100.f;
-    memset(D[i], 0, n * 4);
+    src[i] = static_cast<float*>(std::aligned_alloc(64, n * 4));
+    dst[i] = static_cast<float*>(std::aligned_alloc(64, n * 4));
+    for (int64_t k = 0; k < n; ++k)
+      src[i][k] = static_cast<float>((k * 2654435761u) % 1000) / 100.f;
+    std::memset(dst[i], 0, n * 4);
   }
-  struct K {
-    const char* name;
-    KF f;
+  const std::vector<harness::order> orders = {
+      {"four_rows", four_rows, true},
+      {"whole_image", whole_image, true},
+      {"dense_rows", dense_rows, false},  // another layout of the same bytes
+      {"memcpy", copy, false},
   };
-  std::vector<K> ks = {{"four_rows", four_rows},
-                       {"whole_image", whole_image},
-                       {"dense_rows", dense_rows},
-                       {"memcpy", copy}};
-  std::vector<std::vector<double>> times(ks.size());
-  // correctness: whole_image vs four_rows
-  {
-    std::vector<float> a(n), b(n);
-    four_rows(S[0], a.data(), 0, NB);
-    whole_image(S[0], b.data(), 0, NB);
-    double md = 0;
-    for (int64_t k = 0; k < n; ++k) md = std::max(md, (double)std::fabs(a[k] - b[k]));
-    printf("max diff %g\n", md);
-  }
-  int k = 0;
-  for (int r = 0; r < 5; ++r)
-    for (size_t j = 0; j < ks.size(); ++j)
-      for (int rep = 0; rep < 8; ++rep) {
-        auto t0 = std::chrono::steady_clock::now();
-        run(ks[j].f, S[k], D[k]);
-        times[j].push_back(
-            std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0)
-                .count());
-        k = (k + 1) % sets;
+  // Every 7th pixel of every 5th image against a softmax in double, within 1e-5 relative.
+  auto check = [&](int set) {
+    for (int64_t img = 0; img < NB; img += 5) {
+      for (int p = 0; p < P; p += 7) {
+        auto at = [&](int c) { return img * IMG + (c / L * P + p) * L + c % L; };
+        double mx = -INFINITY, sum = 0;
+        for (int c = 0; c < CB * L; ++c) mx = std::max(mx, double{src[set][at(c)]});
+        for (int c = 0; c < CB * L; ++c) sum += std::exp(src[set][at(c)] - mx);
+        for (int c = 0; c < CB * L; ++c) {
+          const double want = std::exp(src[set][at(c)] - mx) / sum;
+          if (std::fabs(dst[set][at(c)] - want) > 1e-5 * want) return false;
+        }
       }
-  for (size_t j = 0; j < ks.size(); ++j) {
-    auto t = times[j];
-    std::sort(t.begin(), t.end());
-    printf("%-12s min %7.1f  med %7.1f us\n", ks[j].name, t[0], t[t.size() / 2]);
-  }
+    }
+    return true;
+  };
+  harness::time_orders(orders, argc, argv, sets, 5, 8, NB, src, dst, check, 1e6, "us");
 }
