@@ -871,23 +871,23 @@ void move_rows_plainly(const T* src, int64_t src_ld, T* dst, const ColumnsAt& co
   }
 }
 
-// A streamed 32-bit transpose of plain columns whose dst rows start on a line after the head,
-// for strips of at least min_cols columns: 16 rows at a time across the whole strip. Each
-// 8-column step transposes two 8x8 register tiles and streams each column's 16 rows, one whole
-// dst line, straight from the registers, so the src is read in 16 runs the width of the strip,
-// which the hardware prefetcher follows. Rows past the last whole 16-row band, padding rows and
-// a partial last column tile go through move_tile, plainly. Returns false (nothing done) for
-// strips it does not take. Its callers:
+// A streamed 32-bit transpose of plain columns whose dst rows start on a line after the head:
+// 16 rows at a time across the whole strip. Each 8-column step transposes two 8x8 register
+// tiles and streams each column's 16 rows, one whole dst line, straight from the registers, so
+// the src is read in 16 runs the width of the strip, which the hardware prefetcher follows.
+// Rows past the last whole 16-row band, padding rows and a partial last column tile go through
+// move_tile, plainly. Returns false (nothing done) for strips it does not take. Its callers:
 // - AVX2's banded copies (ab -> ba 4096), for strips of kWideBandCols or more (split_into_tasks
-//   gives them such strips), in place of 64-row bands that read 64 runs of 1 KB in step, on
-//   whose loads the samples sat. Cold, medians of 12 interleaved: 1 thread 19.4 -> 15.0 ms, 2
-//   threads 10.4 -> 9.0 (oneDNN 45.0 / 23.4). In a standalone harness the 16-row order was
-//   slower than the bands in strips of 256 columns (21.3 against 18.3 ms), level in 512 (18.6).
+//   gives them such strips; the caller checks the width), in place of 64-row bands that read
+//   64 runs of 1 KB in step, on whose loads the samples sat. Cold, medians of 12 interleaved: 1
+//   thread 19.4 -> 15.0 ms, 2 threads 10.4 -> 9.0 (oneDNN 45.0 / 23.4). In a standalone harness
+//   the 16-row order was slower than the bands in strips of 256 columns (21.3 against 18.3 ms),
+//   level in 512 (18.6).
 // - AVX2's short columns (nchw -> nhwc), for any strip: see transpose_tiles_avx2.
 template <class Arch, class T, class ColumnsAt>
 bool transpose_rows16_streamed_avx2(const T* src, int64_t src_ld, T* dst,
                                     const ColumnsAt& columns_at, int64_t rows, int64_t cols,
-                                    int64_t pad_rows, int64_t head, int64_t min_cols) {
+                                    int64_t pad_rows, int64_t head) {
   constexpr int64_t kTile = tile_size<Arch, T>();
   static_assert(sizeof(T) == 4 && kTile == 8);
   const auto* s = reinterpret_cast<const float*>(src);
@@ -895,7 +895,7 @@ bool transpose_rows16_streamed_avx2(const T* src, int64_t src_ld, T* dst,
   // Plain columns only: when the first tile's dst lines are aligned, every tile's are.
   if constexpr (!std::is_same_v<std::decay_t<decltype(columns_at(0, 8))>, plain_tile_columns>) {
     return false;
-  } else if (cols < min_cols || !columns_at(0, 8).all_aligned64(d + head, 8)) {
+  } else if (!columns_at(0, 8).all_aligned64(d + head, 8)) {
     return false;
   }
   const int64_t full_cols = cols / kTile * kTile;
@@ -953,8 +953,8 @@ template <class Arch, class T, class ColumnsAt>
 #if defined(__AVX2__)
   constexpr int64_t kTile = tile_size<Arch, T>();
   static_assert(sizeof(T) == 4 && kTile == 8);
-  if (transpose_rows16_streamed_avx2<Arch>(src, src_ld, dst, columns_at, rows, cols, pad_rows,
-                                           head, kWideBandCols)) {
+  if (cols >= kWideBandCols && transpose_rows16_streamed_avx2<Arch>(src, src_ld, dst, columns_at,
+                                                                     rows, cols, pad_rows, head)) {
     return;
   }
   const auto* s = reinterpret_cast<const float*>(src);
@@ -1069,7 +1069,7 @@ void transpose_tiles_avx2(const T* src, int64_t src_ld, T* dst, const ColumnsAt&
     // image, 64 columns, in the column order below) 3224 / 2133. The column order below stays
     // for dst off a line.
     if (transpose_rows16_streamed_avx2<Arch>(src, src_ld, dst, columns_at, rows, cols, pad_rows,
-                                             0, 0)) {
+                                             0)) {
       return;
     }
     const int64_t full_cols = cols / kTile * kTile;
