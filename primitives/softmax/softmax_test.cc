@@ -14,6 +14,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tessera/primitives/runtime/threads.h"
 #include "tessera/primitives/runtime/verbose.h"
 #include "tessera/primitives/softmax/softmax_test_util.h"
 #include "tessera/simd/isa.h"
@@ -415,6 +416,91 @@ TEST(Softmax, BlockedAxisFourRowsAtOnce) {
           } else {
             ASSERT_NEAR(got[i], want[i], 4 * 0x1p-23 * std::fabs(want[i]))
                 << fwd->impl_name() << " block " << block << " element " << i;
+          }
+        }
+      }
+    }
+  }
+}
+
+// nChw16c / nChw8c along C, the pixels of an image taken together (forward_run_group: three
+// sweeps over their blocks in address order, four blocks at a time, per-element maxima and sums
+// in buffers). Block counts that leave 0, 1, 2 or 3 blocks after the fours; last blocks with a
+// partial vector, a whole vector or none; images cut into equal groups by the buffers (9x9 = 81
+// pixels) or by the bytes a group may read (C = 4000); images split between two threads (3 x 25
+// pixels, C >= 1400); a row whose range declines the nearby exp (the whole group then takes exp_diff); rows
+// that are all -Inf (softmax_inf_as_zero: the group declines and goes four rows at a time); in
+// place. Every result within 4 eps of the reference; the padding of dst zero.
+TEST(Softmax, BlockedAxisImageRowsInAddressOrder) {
+  struct shape {
+    std::vector<dim_t> dims;
+    dim_t block;
+  };
+  const std::vector<shape> shapes = {
+      {{2, 37, 3, 3}, 16},   {{1, 70, 9, 9}, 16},  {{3, 136, 5, 5}, 16}, {{1, 4000, 7, 7}, 16},
+      {{2, 100, 4, 4}, 16},  {{1, 120, 3, 4}, 16}, {{2, 37, 3, 3}, 8},   {{3, 70, 5, 5}, 8},
+      {{1, 200, 9, 9}, 8},
+      // Rows long enough for two threads (softmax.cc: chunks of >= 32768 / C rows): 75 rows
+      // split within the second image.
+      {{3, 1400, 5, 5}, 16}, {{3, 2000, 5, 5}, 8},
+  };
+  enum class special { none, wide_range, minus_inf };
+  for (const shape& sh : shapes) {
+    const memory_desc md = blocked(sh.dims, data_type::f32, 1, sh.block);
+    const dim_t channels = sh.dims[1], pixels = sh.dims[2] * sh.dims[3];
+    for (special sp : {special::none, special::wide_range, special::minus_inf}) {
+      std::vector<double> values(md.nelems());
+      for (size_t i = 0; i < values.size(); ++i) values[i] = std::sin(0.37 * i) * 20;
+      // Logical nchw order: element (n, c, p) at (n * channels + c) * pixels + p.
+      for (dim_t c = 0; c < channels; ++c) {
+        const size_t at = static_cast<size_t>(c * pixels + pixels / 2);
+        if (sp == special::wide_range) values[at] = c % 2 == 0 ? -150.0 : 10.0;
+        if (sp == special::minus_inf) values[at] = -INFINITY;
+      }
+      for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::softmax_inf_as_zero}) {
+        for (const std::string& filter : softmax_test::kernel_filters()) {
+          auto fwd = softmax_forward::create(alg, md, md, 1, {}, {filter});
+          if (!fwd.ok()) continue;
+          auto src = buffer(md);
+          testing::write_logical(md, src.data(), values);
+          const auto want = testing::softmax_forward_reference(alg, md, src.data(), 1);
+          for (int threads : {1, 2}) {
+            for (bool in_place : {false, true}) {
+              scoped_num_threads t(threads);
+              auto dst = in_place ? src : buffer(md, 0xFF);
+              auto in = src;
+              void* out = in_place ? in.data() : dst.data();
+              ASSERT_TRUE(fwd->execute({{arg::src, {md, in.data()}}, {arg::dst, {md, out}}}).ok());
+              const uint8_t* result = static_cast<const uint8_t*>(out);
+              const auto got = testing::read_logical(md, result);
+              const std::string what = fwd->impl_name() + " dims " + std::to_string(sh.dims[0]) +
+                                       "x" + std::to_string(channels) + "x" +
+                                       std::to_string(pixels) + " block " +
+                                       std::to_string(sh.block) + " special " +
+                                       std::to_string(static_cast<int>(sp)) + " threads " +
+                                       std::to_string(threads) + (in_place ? " in place" : "");
+              for (size_t i = 0; i < want.size(); ++i) {
+                if (std::isnan(want[i])) {
+                  ASSERT_TRUE(std::isnan(got[i])) << what << " element " << i;
+                } else {
+                  // + 2^-148 for denormal results, as in softmax_accuracy_test.
+                  ASSERT_NEAR(got[i], want[i], 4 * 0x1p-23 * std::fabs(want[i]) + 0x1p-148)
+                      << what << " element " << i;
+                }
+              }
+              const dim_t padded = md.padded_dims()[1];
+              for (dim_t n = 0; n < sh.dims[0]; ++n) {
+                for (dim_t c = channels; c < padded; ++c) {
+                  for (dim_t p = 0; p < pixels; ++p) {
+                    const dim_t at = ((n * padded + c / sh.block * sh.block) * pixels +
+                                      p * sh.block + c % sh.block);
+                    float v;
+                    std::memcpy(&v, result + at * 4, 4);
+                    ASSERT_EQ(v, 0.f) << what << " padding " << n << "," << c << "," << p;
+                  }
+                }
+              }
+            }
           }
         }
       }
