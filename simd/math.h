@@ -437,23 +437,6 @@ class exp_minus_nearby_f32 {
     }
   }
 
-  // For vectors whose lanes belong to different rows, with one object per row: lane i of
-  // of_lanes(x, offsets) is exactly what lane i's object gives for lane i of x, when lane i of
-  // offsets is that object's lane_offset(). exp_minus_nearby_lanes_f32 does the same with the
-  // offsets in a register; this form lets a kernel keep them in memory, one per element.
-  float lane_offset() const { return offset_; }
-  static batch of_lanes(batch xb, batch offsets) {
-#if defined(__AVX2__) && defined(__FMA__)
-    if constexpr (std::is_same_v<Arch, xsimd::avx2>) {
-      return internal::exp_minus_nearby_table8<Arch>(xb, offsets);
-    } else
-#endif
-    {
-      (void)offsets;
-      return xb;  // unreachable: make() gives no object on other archs
-    }
-  }
-
  private:
   template <class>
   friend class exp_minus_nearby_lanes_f32;

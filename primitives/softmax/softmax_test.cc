@@ -423,15 +423,15 @@ TEST(Softmax, BlockedAxisFourRowsAtOnce) {
   }
 }
 
-// nChw16c / nChw8c along C, the pixels of an image taken together (forward_run_group: three
-// sweeps over their blocks in address order, four blocks at a time, per-element maxima and sums
-// in buffers). Block counts that leave 0, 1, 2 or 3 blocks after the fours; last blocks with a
-// partial vector, a whole vector or none; images cut into equal groups by the buffers (9x9 = 81
-// pixels) or by the bytes a group may read (C = 4000); images split between two threads (3 x 25
-// pixels, C >= 1400); a row whose range declines the nearby exp (the whole group then takes exp_diff); rows
-// that are all -Inf (softmax_inf_as_zero: the group declines and goes four rows at a time); in
-// place. Every result within 4 eps of the reference; the padding of dst zero.
-TEST(Softmax, BlockedAxisImageRowsInAddressOrder) {
+// nChw16c / nChw8c along C over more shapes than BlockedAxisFourRowsAtOnce: block counts that
+// leave 0-3 blocks after a multiple of four; last blocks with a partial vector, a whole vector
+// or none; images of 9 to 81 pixels, and of 4000 channels; images split between two threads
+// (3 x 25 pixels, C >= 1400, so that a thread starts inside an image); a row whose range
+// declines the nearby exp (its group of four then takes exp_diff); rows that are all -Inf;
+// in place. Every result within 4 eps of the reference; the padding of dst zero. (Written for a
+// kernel that swept an image's rows together, session 40; it was level with the four rows and
+// not kept, see docs/performance.md.)
+TEST(Softmax, BlockedAxisAcrossShapesThreadsAndSpecials) {
   struct shape {
     std::vector<dim_t> dims;
     dim_t block;

@@ -76,23 +76,6 @@ bool exp_minus_nearby_lanes_kernel(const float* src, float* dst, int64_t n, cons
 }
 
 template <class Arch>
-bool exp_minus_nearby_of_lanes_kernel(const float* src, float* dst, int64_t n, const float* c,
-                                      const float* lo) {
-  using batch = xsimd::batch<float, Arch>;
-  alignas(64) float offsets[batch::size];
-  for (int i = 0; i < static_cast<int>(batch::size); ++i) {
-    const auto one = exp_minus_nearby_f32<Arch>::make(c[i], lo[i]);
-    if (!one) return false;
-    offsets[i] = one->lane_offset();
-  }
-  const batch lane_offsets = batch::load_aligned(offsets);
-  map_kernel<Arch>(src, dst, n, [&](batch x) {
-    return exp_minus_nearby_f32<Arch>::of_lanes(x, lane_offsets);
-  });
-  return true;
-}
-
-template <class Arch>
 void log_kernel(const float* src, float* dst, int64_t n) {
   map_kernel<Arch>(src, dst, n, [](auto v) { return log_f32(v); });
 }
@@ -150,8 +133,6 @@ template bool exp_minus_nearby_kernel<TESSERA_SIMD_ARCH>(const float*, float*, i
 template bool exp_minus_nearby_lanes_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t,
                                                                const float*, const float*, double*,
                                                                double*);
-template bool exp_minus_nearby_of_lanes_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t,
-                                                                  const float*, const float*);
 template void log_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t);
 template void scaled_exp_f64_kernel<TESSERA_SIMD_ARCH>(const double*, double*, int64_t, double);
 template float max_kernel<TESSERA_SIMD_ARCH>(const float*, int64_t);

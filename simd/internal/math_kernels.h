@@ -33,11 +33,6 @@ bool exp_minus_nearby_kernel(const float* src, float* dst, int64_t n, float c, f
 template <class Arch>
 bool exp_minus_nearby_lanes_kernel(const float* src, float* dst, int64_t n, const float* c,
                                    const float* lo, double* shift, double* to_c);
-// The same results through exp_minus_nearby_f32::of_lanes, from one exp_minus_nearby_f32 per
-// lane and their lane_offset()s; false (nothing written) when any lane's make() declines.
-template <class Arch>
-bool exp_minus_nearby_of_lanes_kernel(const float* src, float* dst, int64_t n, const float* c,
-                                      const float* lo);
 template <class Arch>
 void log_kernel(const float* src, float* dst, int64_t n);
 // dst[i] = exp(src[i]) * scale through scaled_exp_f64.

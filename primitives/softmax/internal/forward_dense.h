@@ -186,230 +186,6 @@ void forward_four_rows(const kernel_args& k, dim_t row0, bool prefetch_next) {
   }
 }
 
-// A group of rows whose runs are adjacent in every block (nChw16c along C: the pixels of one
-// image, in the innermost row loop) is swept block after block, each block's part of the group
-// one contiguous segment read in address order. Per-element maxima, minima (then the rows' exp
-// parameters, then 1 / sum) and f64 sums live in buffers of kGroupLanes elements each, on the
-// stack (16 KB); a group reads at most kGroupBytes of src per sweep, so that its src and dst
-// stay in a 512 KB L2 between the three sweeps. A whole image of nChw16c 32x1000x7x7 (197 KB)
-// was faster than halves (AMD Zen 3, avx2, 1 thread cold, medians of 12 interleaved: 1717
-// against 2261 us).
-constexpr dim_t kGroupLanes = 1024;
-constexpr dim_t kGroupBytes = dim_t{224} << 10;
-// Fewer rows go four at a time (forward_four_rows).
-constexpr dim_t kMinGroupRows = 8;
-// Groups on avx2 and sse4_2, where they were measured (AMD Zen 3, nChw16c 32x1000x7x7, medians
-// of 9-12 interleaved; avx2: 1 thread cold 2428 -> 1635 us, hot 1698 -> 1111, 2 threads cold
-// 1469 -> 1231, hot 852 -> 774; sse4_2: 1 thread cold 6867 -> 6289, 2 threads cold 3627 ->
-// 3432, hot level). Not yet on avx512bw, whose four rows were tuned on AMD Zen 4, where an
-// earlier whole-image kernel (one stream, no prefetch) had measured slower (604 against 455 us).
-template <class A>
-constexpr bool kRunGroups = !std::is_base_of_v<xsimd::avx512bw, A>;
-
-// How many rows from `row` (at most end - row) forward_run_group takes: the rest of row's
-// innermost row loop when its rows' runs are adjacent (its stride is the chunk), split into
-// equal parts where kGroupLanes or kGroupBytes cut it. 0 when the runs are not adjacent.
-template <class S>
-dim_t run_group_rows(const kernel_args& k, dim_t row, dim_t end) {
-  const row_loops& r = k.rows;
-  const dense_geometry& g = k.dense;
-  if (r.depth == 0 || r.strides[r.depth - 1] != g.chunk) return 0;
-  const dim_t level = r.sizes[r.depth - 1];
-  const dim_t left = std::min(level - row % level, end - row);
-  const dim_t blocks = (g.len + g.chunk - 1) / g.chunk;
-  const dim_t cap = std::max<dim_t>(
-      1, std::min(kGroupLanes / g.chunk, kGroupBytes / (blocks * g.chunk * dim_t{sizeof(S)})));
-  const dim_t parts = (left + cap - 1) / cap;
-  return (left + parts - 1) / parts;
-}
-
-// Softmax (f32 dst, exps kept in dst) of the n rows from row0, whose runs are adjacent
-// (run_group_rows), when runs_fit_four_rows. Three sweeps over the group, each block by block in
-// address order, four blocks at a time where they read (four streams; the maxima and sums then
-// touch their buffers once per four vectors). forward_four_rows reads four runs of each of the
-// 63 blocks of nChw16c 32x1000x7x7 per sweep: 63 short streams, which the hardware prefetcher
-// does not follow. The same exps as forward_four_rows: exp_minus_nearby_f32 (avx2) where every
-// row of the group allows it, else exp_diff; each element's f32 exps of four blocks summed, then
-// added in f64. Declines (false, nothing written) for softmax_inf_as_zero when a row is all
-// -Inf; the caller then takes the rows four at a time.
-template <class A, class S, class D>
-bool forward_run_group(const kernel_args& k, dim_t row0, dim_t n, bool prefetch_next) {
-  using F = vf<A>;
-  using FD = vd<A>;
-  constexpr int W = kWidth<A>;
-  constexpr int H = W / 2;
-  constexpr bool kNearby = std::is_same_v<A, xsimd::avx2>;
-  const dense_geometry& g = k.dense;
-  const float inf = std::numeric_limits<float>::infinity();
-  const dim_t span = n * g.chunk;  // a block's elements in the group, one contiguous segment
-  const dim_t blocks = g.len / g.chunk;        // whole blocks
-  const dim_t rem = g.len - blocks * g.chunk;  // each row's elements in the last block, if partial
-  const dim_t stride = g.chunk_stride;
-  const dim_t base = k.rows.offset_of(row0);
-  const S* src = static_cast<const S*>(k.in0) + base;
-  D* dst = static_cast<D*>(k.out) + base;
-  alignas(64) float hi[kGroupLanes];   // maxima, then each row's max (exp_diff), then 1 / sum
-  alignas(64) float lo[kGroupLanes];   // minima, then each row's exp_minus_nearby_f32 offset
-  alignas(64) double sum[kGroupLanes];
-  // f(i, lanes, p): the vectors of the partial last block (segment element i, `lanes` of them in
-  // the row), p = that block's segment.
-  auto partial_block = [&](auto&& f) {
-    if (rem == 0) return;
-    for (dim_t r = 0; r < n; ++r) {
-      for (dim_t v = 0; v < rem; v += W) {
-        f(r * g.chunk + v, static_cast<int>(std::min<dim_t>(W, rem - v)), blocks * stride);
-      }
-    }
-  };
-
-  // Sweep 1: maxima (and minima on avx2). Each max takes the new value first: maxps returns its
-  // second operand when one is NaN, so a NaN never enters the buffer.
-  for (dim_t i = 0; i < span; i += W) {
-    F(-inf).store_aligned(hi + i);
-    F(inf).store_aligned(lo + i);
-  }
-  auto fold = [&](dim_t i, F x) __attribute__((always_inline)) {
-    xsimd::max(x, F::load_aligned(hi + i)).store_aligned(hi + i);
-    if constexpr (kNearby) xsimd::min(x, F::load_aligned(lo + i)).store_aligned(lo + i);
-  };
-  dim_t b = 0;
-  for (; b + 4 <= blocks; b += 4) {
-    const S* p = src + b * stride;
-    for (dim_t i = 0; i < span; i += W) {
-      F x[4];
-      for (int j = 0; j < 4; ++j) x[j] = simd::load_f32<A>(p + j * stride + i);
-      F m = F::load_aligned(hi + i), l = F::load_aligned(lo + i);
-      for (int j = 3; j >= 0; --j) {
-        m = xsimd::max(x[j], m);
-        if constexpr (kNearby) l = xsimd::min(x[j], l);
-      }
-      m.store_aligned(hi + i);
-      if constexpr (kNearby) l.store_aligned(lo + i);
-    }
-  }
-  for (; b < blocks; ++b) {
-    const S* p = src + b * stride;
-    for (dim_t i = 0; i < span; i += W) fold(i, simd::load_f32<A>(p + i));
-  }
-  partial_block([&](dim_t i, int lanes, dim_t at) {
-    const S* p = src + at + i;
-    if (lanes == W) {
-      fold(i, simd::load_f32<A>(p));
-    } else {
-      xsimd::max(load_partial<A>(p, lanes, -inf), F::load_aligned(hi + i)).store_aligned(hi + i);
-      if constexpr (kNearby) {
-        xsimd::min(load_partial<A>(p, lanes, inf), F::load_aligned(lo + i)).store_aligned(lo + i);
-      }
-    }
-  });
-
-  // Each row's range, and its exp.
-  bool all_nearby = kNearby;
-  for (dim_t r = 0; r < n; ++r) {
-    float* h = hi + r * g.chunk;
-    float* l = lo + r * g.chunk;
-    F mv = F::load_aligned(h), lv = F::load_aligned(l);
-    for (dim_t v = W; v < g.chunk; v += W) {
-      mv = xsimd::max(F::load_aligned(h + v), mv);
-      lv = xsimd::min(F::load_aligned(l + v), lv);
-    }
-    const float mx = simd::reduce_max<A>(mv);
-    if (k.alg == softmax_alg::softmax_inf_as_zero && mx == -inf) return false;
-    for (dim_t v = 0; v < g.chunk; v += W) F(mx).store_aligned(h + v);
-    if constexpr (kNearby) {
-      const auto nearby = simd::exp_minus_nearby_f32<A>::make(mx, -simd::reduce_max<A>(-lv));
-      all_nearby = all_nearby && nearby;
-      if (nearby) {
-        for (dim_t v = 0; v < g.chunk; v += W) F(nearby->lane_offset()).store_aligned(l + v);
-      }
-    }
-  }
-
-  // Sweep 2: the exps into dst, and their sums.
-  for (dim_t i = 0; i < span; i += H) FD(0.0).store_aligned(sum + i);
-  auto add_to_sum = [&](dim_t i, F e) __attribute__((always_inline)) {
-    FD a, c;
-    widen<A>(e, a, c);
-    (FD::load_aligned(sum + i) + a).store_aligned(sum + i);
-    (FD::load_aligned(sum + i + H) + c).store_aligned(sum + i + H);
-  };
-  // The exp sweep (compute-bound) fetches the next group's src into L2, line by line at the
-  // positions it reads, so that group's first sweep does not wait on memory.
-  const char* next_src =
-      prefetch_next ? reinterpret_cast<const char*>(static_cast<const S*>(k.in0) +
-                                                    k.rows.offset_of(row0 + n))
-                    : nullptr;
-  auto fetch_next = [&](dim_t at) __attribute__((always_inline)) {
-    if (next_src != nullptr && (at * dim_t{sizeof(S)}) % 64 == 0) {
-      _mm_prefetch(next_src + at * dim_t{sizeof(S)}, _MM_HINT_T1);
-    }
-  };
-  auto sum_exps = [&](auto&& exp_of) {  // exp_of(x, i): exp(x - max) of segment element i
-    dim_t blk = 0;
-    for (; blk + 4 <= blocks; blk += 4) {
-      const S* p = src + blk * stride;
-      D* q = dst + blk * stride;
-      for (dim_t i = 0; i < span; i += W) {
-        for (int j = 0; j < 4; ++j) fetch_next((blk + j) * stride + i);
-        F e[4];
-        for (int j = 0; j < 4; ++j) e[j] = exp_of(simd::load_f32<A>(p + j * stride + i), i);
-        for (int j = 0; j < 4; ++j) simd::store_f32(q + j * stride + i, e[j]);
-        add_to_sum(i, (e[0] + e[1]) + (e[2] + e[3]));
-      }
-    }
-    for (; blk < blocks; ++blk) {
-      const S* p = src + blk * stride;
-      D* q = dst + blk * stride;
-      for (dim_t i = 0; i < span; i += W) {
-        fetch_next(blk * stride + i);
-        const F e = exp_of(simd::load_f32<A>(p + i), i);
-        simd::store_f32(q + i, e);
-        add_to_sum(i, e);
-      }
-    }
-    partial_block([&](dim_t i, int lanes, dim_t at) {
-      if (lanes == W) {
-        const F e = exp_of(simd::load_f32<A>(src + at + i), i);
-        simd::store_f32(dst + at + i, e);
-        add_to_sum(i, e);
-      } else {
-        const auto inside = lane_index<A>() < F(static_cast<float>(lanes));
-        const F e = ::tessera::simd::select(
-            inside, exp_of(load_partial<A>(src + at + i, lanes, 0.f), i), F(0.f));
-        simd::store_f32(dst + at + i, e, lanes);
-        add_to_sum(i, e);
-      }
-    });
-  };
-  if (all_nearby) {
-    sum_exps([&](F x, dim_t i) {
-      return simd::exp_minus_nearby_f32<A>::of_lanes(x, F::load_aligned(lo + i));
-    });
-  } else {
-    sum_exps([&](F x, dim_t i) { return exp_diff<A>(x, F::load_aligned(hi + i)); });
-  }
-  for (dim_t r = 0; r < n; ++r) {
-    double total = 0;
-    for (dim_t v = 0; v < g.chunk; ++v) total += sum[r * g.chunk + v];
-    const F inv(static_cast<float>(1.0 / total));
-    for (dim_t v = 0; v < g.chunk; v += W) inv.store_aligned(hi + r * g.chunk + v);
-  }
-
-  // Sweep 3: normalise, one block at a time.
-  for (dim_t blk = 0; blk < blocks; ++blk) {
-    D* q = dst + blk * stride;
-    for (dim_t i = 0; i < span; i += W) {
-      simd::store_f32(q + i, simd::load_f32<A>(q + i) * F::load_aligned(hi + i));
-    }
-  }
-  partial_block([&](dim_t i, int lanes, dim_t at) {
-    D* q = dst + at + i;
-    if (lanes == W) simd::store_f32(q, simd::load_f32<A>(q) * F::load_aligned(hi + i));
-    else simd::store_f32(q, load_partial<A>(q, lanes, 0.f) * F::load_aligned(hi + i), lanes);
-  });
-  return true;
-}
-
 // Elements i .. i + lanes of p (lanes <= W; the other lanes 0).
 template <class A, class T>
 vf<A> load_lanes(const T* p, int lanes) {
@@ -666,9 +442,8 @@ pair_ranges forward_row_pair(const kernel_args& k, dim_t row, pair_ranges given,
   return {};
 }
 
-// kBatches: rows go in groups (nChw16c) or pairs (short rows) where they can; false for the rows
-// of a group or pair that declined, one at a time.
-template <class A, class S, class D, bool kWithMin, bool kBatches = true>
+// kPairs: short rows go in pairs (forward_row_pair); false for the rows of a pair that declined.
+template <class A, class S, class D, bool kWithMin, bool kPairs = true>
 void forward_dense_rows(const kernel_args& k, dim_t begin, dim_t end) {
   using F = vf<A>;
   constexpr int W = kWidth<A>;
@@ -678,29 +453,12 @@ void forward_dense_rows(const kernel_args& k, dim_t begin, dim_t end) {
   constexpr bool kKeepExp = std::is_same_v<D, float>;
   const float neg_inf = -std::numeric_limits<float>::infinity();
 
-  if constexpr (kKeepExp && kBatches) {
+  if constexpr (kKeepExp) {
     if (!log && runs_fit_four_rows<A>(g)) {
-      while (begin < end) {
-        const dim_t n = run_group_rows<S>(k, begin, end);
-        if constexpr (kRunGroups<A>) {
-          if (n >= kMinGroupRows && forward_run_group<A, S, D>(k, begin, n, begin + n < end)) {
-            begin += n;
-            continue;
-          }
-        }
-        // A small group, one that declined, or rows whose runs are not adjacent (to the end):
-        // four rows at a time, then the rest one at a time.
-        const dim_t stop = n > 0 ? begin + n : end;
-        for (; begin + 4 <= stop; begin += 4) {
-          forward_four_rows<A, S, D>(k, begin, begin + 8 <= end);
-        }
-        forward_dense_rows<A, S, D, kWithMin, false>(k, begin, stop);
-        begin = stop;
-      }
-      return;
+      for (; begin + 4 <= end; begin += 4) forward_four_rows<A, S, D>(k, begin, begin + 8 <= end);
     }
   }
-  if constexpr (kBatches && std::is_same_v<S, float> && std::is_same_v<D, float> &&
+  if constexpr (kPairs && std::is_same_v<S, float> && std::is_same_v<D, float> &&
                 (!kWithMin || std::is_same_v<A, xsimd::avx2>)) {
     if ((k.alg == softmax_alg::softmax || log) && g.chunk >= g.len && g.len < kMinRangeRow) {
       pair_ranges known;
