@@ -3,7 +3,7 @@
 // "A" copies reorder's 64-row bands (transpose_tiles_banded_avx2 before session 39), "readA"
 // its read pattern alone; "B<R>x<W>" moves R rows at a time across strips of W columns, each
 // column's R floats streamed from the registers, src lines prefetched 256 bytes ahead ("np":
-// none; "p<N>": N bytes). transpose_rows16_streamed_avx2 is B16x1024. docs/performance.md,
+// none; "p<N>": N bytes). transpose_rows16_streamed_avx2 is B16x1024. docs/performance_log.md,
 // reorder AVX2 round 8, has its results.
 //
 //   bazel build -c opt //bench/experiments:ab_ba_orders

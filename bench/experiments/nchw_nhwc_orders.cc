@@ -3,7 +3,7 @@
 // "cur" copies reorder's short-column order before session 39 (8 columns down all 64 rows into
 // a local block, streamed); "rows<R>" moves R rows at a time across each whole plane and
 // "chunk<W>" 16 rows at a time across chunks of W columns, each pixel's rows streamed from the
-// registers, src lines prefetched 256 bytes ahead ("np": none). docs/performance.md, reorder
+// registers, src lines prefetched 256 bytes ahead ("np": none). docs/performance_log.md, reorder
 // AVX2 round 8, has its results.
 //
 //   bazel build -c opt //bench/experiments:nchw_nhwc_orders

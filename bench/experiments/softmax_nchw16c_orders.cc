@@ -5,7 +5,7 @@
 // forward_four_rows does, without its nearby exp); "whole_image" sweeps each image's 197 KB in
 // address order three times, the per-pixel maxima and sums in an L1 buffer; "dense_rows" is
 // the same bytes as 1008-float rows (nhwc), for target (d). One simple exp serves all three.
-// docs/performance.md, softmax session 39, has its results.
+// docs/performance_log.md, softmax session 39, has its results.
 //
 //   bazel build -c opt //bench/experiments:softmax_nchw16c_orders
 //   bazel-bin/bench/experiments/softmax_nchw16c_orders   # T2=1: 2 threads; HOT=1: one set

@@ -8,7 +8,7 @@
 // exp the library has on this machine's ISA (exp_floor), applied once to every element from src
 // to dst, rows over the same threads. Every forward softmax or logsoftmax computes each exp at
 // least once, so oneDNN's time over this one bounds the "vs oneDNN" any Tessera kernel built on
-// that exp can reach (docs/performance.md, "The exp floor").
+// that exp can reach (docs/performance_log.md, "The exp floor").
 #include <dlfcn.h>
 
 #include <algorithm>

@@ -430,7 +430,7 @@ TEST(Softmax, BlockedAxisFourRowsAtOnce) {
 // declines the nearby exp (its group of four then takes exp_diff); rows that are all -Inf;
 // in place. Every result within 4 eps of the reference; the padding of dst zero. (Written for a
 // kernel that swept an image's rows together, session 40; it was level with the four rows and
-// not kept, see docs/performance.md.)
+// not kept, see docs/performance_log.md.)
 TEST(Softmax, BlockedAxisAcrossShapesThreadsAndSpecials) {
   struct shape {
     std::vector<dim_t> dims;

@@ -969,7 +969,7 @@ template <class Arch, class T, class ColumnsAt>
   // in as many pages, which the hardware prefetcher hardly follows. Each src line is prefetched
   // (to L2) 64 columns (4 lines of f32) before its load, the next band's first lines at the end of
   // a band. ab -> ba 4096 cold, medians of 12 interleaved: 1 thread 28.3 -> 21.8 ms and 24.3 ->
-  // 18.7, 2 threads 15.1 -> 12.6 and 13.3 -> 10.6 (docs/performance.md, reorder AVX2 round 7).
+  // 18.7, 2 threads 15.1 -> 12.6 and 13.3 -> 10.6 (docs/performance_log.md, reorder AVX2 round 7).
   constexpr int64_t kBandAhead = 64;
   alignas(64) float block[kTile * kBandRows];
   for (int64_t b0 = head; b0 < pad_rows; b0 += kBandRows) {
@@ -1058,7 +1058,7 @@ void transpose_tiles_avx2(const T* src, int64_t src_ld, T* dst, const ColumnsAt&
   // The prefetch went 256 bytes ahead to L1 until 2026-11-26; 768 bytes ahead to L2 (as
   // AVX-512's row prefetch) on Zen 3, nchw -> nhwc 32x64x56x56 cold, medians of 18 interleaved:
   // 1 thread 3890 -> 3082 us, 2 threads 2381 -> 2232; two other A/Bs level, none slower
-  // (docs/performance.md, reorder AVX2 round 5).
+  // (docs/performance_log.md, reorder AVX2 round 5).
   constexpr int64_t kShortColumnsAhead = 192;
   if (stream && head == 0 && rows == pad_rows && rows % 16 == 0 && rows >= 32 && rows <= 64 &&
       back_to_back_rows) {
@@ -1163,7 +1163,7 @@ void transpose_tiles_avx2(const T* src, int64_t src_ld, T* dst, const ColumnsAt&
 // one block ahead to L1 alone left about one block's lines in flight, and the strip ran at
 // memcpy's speed while nChw16c -> nchw (the same stores, contiguous src) ran at twice it.
 // nhwc -> nchw cold, medians of 9 interleaved: 1 thread 2725 -> 2058-2073 us (3 to 8 blocks
-// ahead within noise of each other), 2 threads 1409 -> 1082 (docs/performance.md).
+// ahead within noise of each other), 2 threads 1409 -> 1082 (docs/performance_log.md).
 constexpr int64_t kTallL2AheadBlocks = 4;
 template <class Arch, class T, class ColumnsAt>
 [[gnu::noinline]] void transpose_tall_strip(const T* src, int64_t src_ld, T* dst,
@@ -1896,7 +1896,7 @@ void transpose_convert_avx2(const void* src_v, int64_t src_ld, void* dst_v,
         // cold (streamed by kernels.cc's stream_transposed_dst), medians of 12 interleaved:
         // 1 thread 4643 -> 3477 us, 2 threads 2660 -> 2356, against two 32-row blocks of the
         // same 8 columns at a time from 256-column strips (64 read streams in step; docs/
-        // performance.md, reorder AVX2 round 7). One 32-row block at a time had written every
+        // performance_log.md, reorder AVX2 round 7). One 32-row block at a time had written every
         // line in two halves a strip apart.
         for (; r0 + 64 <= block_rows; r0 += 64) {
           D* d = dst + r0;

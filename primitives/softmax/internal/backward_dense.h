@@ -19,7 +19,7 @@ namespace {
 
 // dx = step(dy, y) over a dense row: whole vectors two per step, then the tail.
 // next_dx: the next row's dx, fetched into L1 meanwhile (nullptr: none), so that its stores do
-// not wait for its lines (nhwc 32x1000x7x7, see docs/performance.md). The next row's y and dy
+// not wait for its lines (nhwc 32x1000x7x7, see docs/performance_log.md). The next row's y and dy
 // are not: the hardware prefetcher follows them (rows are read in order), and fetching them into
 // L1 as well crowded out the current row (AMD Zen 4, 1 thread, medians of 9 interleaved:
 // 1024x1000 cold 673 -> 530 us, hot 216 -> 208; nhwc cold 1024 -> 943, hot 360 -> 300 at the

@@ -313,8 +313,8 @@ bool worth_prefetching_rows_to_l2(const dense_geometry& g, size_t element_bytes)
 // 0 on other ISAs or when p is not aligned to its element. A dense row of 1000 f32 starts 32
 // bytes off a line every other row, and then each of its 64-byte loads and stores spans two
 // lines. A kernel that sweeps [0, head) as one partial vector first keeps the rest on whole lines
-// (AMD Zen 4, backward softmax 1024x1000, 1 thread, see docs/performance.md). Not on avx2, whose
-// 32-byte vectors need no head for such rows and whose masked stores are slow on AMD.
+// (AMD Zen 4, backward softmax 1024x1000, 1 thread, see docs/performance_log.md). Not on avx2,
+// whose 32-byte vectors need no head for such rows and whose masked stores are slow on AMD.
 template <class A, class T>
 int aligning_head(const T* p, dim_t n) {
   if constexpr (!std::is_base_of_v<xsimd::avx512bw, A>) {
