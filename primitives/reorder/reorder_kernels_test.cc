@@ -368,6 +368,40 @@ TEST(ReorderKernels, LargeTransposesInSixteenRowBlocksMatchReference) {
   check_large(cases);
 }
 
+TEST(ReorderKernels, PartialColumnTilesOfSixteenRowBlocksMatchReference) {
+  // 32-bit transposes whose strips end in a partial column tile (cols % 8 = 1..7) below 16-row
+  // blocks: AVX2 moves 4 of its columns as a 16x4 tile (whole 16-byte src loads) and masked
+  // 8-row tiles the rest. nchw -> nhwc with 16, 32 and 40 channels (one, two and two-and-a-half
+  // row blocks) and 9-23 columns per image, f32 and s32, dst on a line, 16 and 4 bytes off one;
+  // then 8+ MiB of dst (streamed): 16 channels with 131076 columns (4 past the last full tile)
+  // and 131079 (7 past), dst on a line and 16 bytes off one.
+  std::vector<reorder_case> small;
+  for (dim_t c : {16, 32, 40}) {
+    for (std::vector<dim_t> hw : {std::vector<dim_t>{3, 3}, {3, 4}, {13, 1}, {2, 7}, {3, 5},
+                                  {4, 5}, {1, 23}}) {
+      for (data_type dt : {data_type::f32, data_type::s32}) {
+        for (int misalign : {0, 16, 4}) {
+          const std::vector<dim_t> dims{2, c, hw[0], hw[1]};
+          reorder_case rc{md(dims, dt, "nchw"), md(dims, dt, "nhwc")};
+          rc.dst_misalign = misalign;
+          small.push_back(rc);
+        }
+      }
+    }
+  }
+  check_all_impls(small, false);
+  std::vector<reorder_case> large;
+  for (dim_t w : {131076, 131079}) {
+    for (int misalign : {0, 16}) {
+      reorder_case rc{md({1, 16, 1, w}, data_type::f32, "nchw"),
+                      md({1, 16, 1, w}, data_type::f32, "nhwc")};
+      rc.dst_misalign = misalign;
+      large.push_back(rc);
+    }
+  }
+  check_large(large);
+}
+
 TEST(ReorderKernels, LargeBandedTransposesMatchReference) {
   // 8+ MiB of dst through the banded transpose (src rows 4 KiB or more apart), which AVX2 moves
   // band by band through a local block, streaming each column's run of dst, or, in strips of

@@ -573,33 +573,57 @@ inline void transpose8xN(const float* src, int64_t src_ld, float* dst, const Col
 // nChw16c ran 5-8 % slower.
 // stream (a large dst): rows on a cache line, or the tile's rows back to back (16-lane blocks:
 // nChw16c), go around the cache; rows that are neither would leave partial lines behind.
+// How the dst rows of a 16-row tile's first n columns are stored (transpose16x8, transpose16x4).
+struct rows16_stores {
+  bool whole_lines, quarter_lines;
+  template <class Cols>
+  rows16_stores(const float* dst, const Cols& col, int n, bool stream) {
+    const auto at = reinterpret_cast<uintptr_t>(dst + col(0));
+    const bool back_to_back = col(n - 1) - col(0) == (n - 1) * 16;
+    whole_lines = stream && at % 64 == 0 && (back_to_back || col.all_aligned64(dst, n));
+    quarter_lines = !whole_lines && stream && at % 16 == 0 && back_to_back;
+  }
+};
+
+// Columns [h, h + 4) of a 16-row tile: each column's 16 dst elements as one row.
+template <class Cols>
+[[gnu::always_inline]] inline void transpose16x4_at(const float* src, int64_t src_ld, float* dst,
+                                                    const Cols& col, int h, rows16_stores how) {
+  __m256 top[4], bottom[4];
+  load_transposed8x4(src + h, src_ld, top);
+  load_transposed8x4(src + 8 * src_ld + h, src_ld, bottom);
+  for (int j = 0; j < 4; ++j) {
+    float* d = dst + col(h + j);
+    if (how.whole_lines) {
+      _mm256_stream_ps(d, top[j]);
+      _mm256_stream_ps(d + 8, bottom[j]);
+    } else if (how.quarter_lines) {
+      _mm_stream_ps(d, _mm256_castps256_ps128(top[j]));
+      _mm_stream_ps(d + 4, _mm256_extractf128_ps(top[j], 1));
+      _mm_stream_ps(d + 8, _mm256_castps256_ps128(bottom[j]));
+      _mm_stream_ps(d + 12, _mm256_extractf128_ps(bottom[j], 1));
+    } else {
+      _mm256_storeu_ps(d, top[j]);
+      _mm256_storeu_ps(d + 8, bottom[j]);
+    }
+  }
+}
+
 template <class Cols>
 [[gnu::always_inline]] inline void transpose16x8(const float* src, int64_t src_ld, float* dst,
                                                  const Cols& col, bool stream) {
-  const auto at = reinterpret_cast<uintptr_t>(dst + col(0));
-  const bool back_to_back = col(7) - col(0) == 7 * 16;
-  const bool whole_lines = stream && at % 64 == 0 && (back_to_back || col.all_aligned64(dst, 8));
-  const bool quarter_lines = !whole_lines && stream && at % 16 == 0 && back_to_back;
-  for (int h = 0; h < 8; h += 4) {
-    __m256 top[4], bottom[4];
-    load_transposed8x4(src + h, src_ld, top);
-    load_transposed8x4(src + 8 * src_ld + h, src_ld, bottom);
-    for (int j = 0; j < 4; ++j) {
-      float* d = dst + col(h + j);
-      if (whole_lines) {
-        _mm256_stream_ps(d, top[j]);
-        _mm256_stream_ps(d + 8, bottom[j]);
-      } else if (quarter_lines) {
-        _mm_stream_ps(d, _mm256_castps256_ps128(top[j]));
-        _mm_stream_ps(d + 4, _mm256_extractf128_ps(top[j], 1));
-        _mm_stream_ps(d + 8, _mm256_castps256_ps128(bottom[j]));
-        _mm_stream_ps(d + 12, _mm256_extractf128_ps(bottom[j], 1));
-      } else {
-        _mm256_storeu_ps(d, top[j]);
-        _mm256_storeu_ps(d + 8, bottom[j]);
-      }
-    }
-  }
+  const rows16_stores how(dst, col, 8, stream);
+  transpose16x4_at(src, src_ld, dst, col, 0, how);
+  transpose16x4_at(src, src_ld, dst, col, 4, how);
+}
+
+// 16 rows x 4 columns: a partial column tile's first four columns by 16-byte loads (no lane
+// past them is read), where two masked 8-row tiles (transpose8xN) took 16 masked loads and 48
+// shuffles for the same 64 elements.
+template <class Cols>
+[[gnu::always_inline]] inline void transpose16x4(const float* src, int64_t src_ld, float* dst,
+                                                 const Cols& col, bool stream) {
+  transpose16x4_at(src, src_ld, dst, col, 0, rows16_stores(dst, col, 4, stream));
 }
 #endif
 
@@ -1126,10 +1150,19 @@ void transpose_tiles_avx2(const T* src, int64_t src_ld, T* dst, const ColumnsAt&
         }
         if (cn == kTile) {
           transpose16x8(s + r0 * src_ld + c0, src_ld, d + r0, col, stream);
-        } else {
-          move_tile<Arch>(src, src_ld, dst, col, r0, kTile, c0, cn, rows, pad_rows, stream);
-          move_tile<Arch>(src, src_ld, dst, col, r0 + kTile, kTile, c0, cn, rows, pad_rows,
+          continue;
+        }
+        int64_t c = c0;  // the partial tile's columns not yet moved
+        if (cn >= 4) {
+          transpose16x4(s + r0 * src_ld + c0, src_ld, d + r0, col, stream);
+          c += 4;
+        }
+        if (c < c0 + cn) {
+          const auto rest = columns_at(c, static_cast<int>(c0 + cn - c));
+          move_tile<Arch>(src, src_ld, dst, rest, r0, kTile, c, c0 + cn - c, rows, pad_rows,
                           stream);
+          move_tile<Arch>(src, src_ld, dst, rest, r0 + kTile, kTile, c, c0 + cn - c, rows,
+                          pad_rows, stream);
         }
       }
     }
