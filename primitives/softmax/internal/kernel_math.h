@@ -196,11 +196,16 @@ template <class A>
 struct max_count {
   using I = xsimd::batch<int32_t, A>;
   I n = I(0);
-  // A float blend of integer 1's bits (no arithmetic on them), added as integers: the same two
-  // vector operations as an f32 count.
+  // Where the comparison's result is a vector (sse4_2, avx2), its all-ones lanes are -1 as
+  // int32 and are subtracted: one vector operation and no constant. On avx512bw (a mask
+  // register) a blend of integer 1's bits, added as integers.
   void add(typename vf<A>::batch_bool_type at_max) {
-    const vf<A> one_bits = xsimd::bitwise_cast<vf<A>>(I(1));
-    n = n + xsimd::bitwise_cast<I>(::tessera::simd::select(at_max, one_bits, vf<A>(0.f)));
+    if constexpr (std::is_base_of_v<xsimd::avx512f, A>) {
+      const vf<A> one_bits = xsimd::bitwise_cast<vf<A>>(I(1));
+      n = n + xsimd::bitwise_cast<I>(::tessera::simd::select(at_max, one_bits, vf<A>(0.f)));
+    } else {
+      n = n - xsimd::bitwise_cast<I>(vf<A>(at_max.data));
+    }
   }
   // Per-lane counts, lane order.
   void lanes(double* out) const {
