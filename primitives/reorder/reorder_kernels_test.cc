@@ -372,13 +372,13 @@ TEST(ReorderKernels, PartialColumnTilesOfSixteenRowBlocksMatchReference) {
   // 32-bit transposes whose strips end in a partial column tile (cols % 8 = 1..7) below 16-row
   // blocks: AVX2 moves 4 of its columns as a 16x4 tile (whole 16-byte src loads) and masked
   // 8-row tiles the rest. nchw -> nhwc with 16, 32 and 40 channels (one, two and two-and-a-half
-  // row blocks) and 9-23 columns per image, f32 and s32, dst on a line, 16 and 4 bytes off one;
-  // then 8+ MiB of dst (streamed): 16 channels with 131076 columns (4 past the last full tile)
-  // and 131079 (7 past), dst on a line and 16 bytes off one.
+  // row blocks) and 9-23 columns per image (every remainder 1-7), f32 and s32, dst on a line,
+  // 16 and 4 bytes off one; then 8+ MiB of dst (streamed): 16 channels with 131076 columns (4
+  // past the last full tile) and 131079 (7 past), dst on a line and 16 bytes off one.
   std::vector<reorder_case> small;
   for (dim_t c : {16, 32, 40}) {
-    for (std::vector<dim_t> hw : {std::vector<dim_t>{3, 3}, {3, 4}, {13, 1}, {2, 7}, {3, 5},
-                                  {4, 5}, {1, 23}}) {
+    for (std::vector<dim_t> hw : {std::vector<dim_t>{3, 3}, {2, 5}, {1, 11}, {3, 4}, {13, 1},
+                                  {2, 7}, {3, 5}, {4, 5}, {1, 23}}) {
       for (data_type dt : {data_type::f32, data_type::s32}) {
         for (int misalign : {0, 16, 4}) {
           const std::vector<dim_t> dims{2, c, hw[0], hw[1]};

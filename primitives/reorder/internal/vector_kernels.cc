@@ -564,15 +564,6 @@ inline void transpose8xN(const float* src, int64_t src_ld, float* dst, const Col
   c[3] = _mm256_shuffle_ps(t[1], t[3], 0xEE);
 }
 
-// 16 rows x 8 columns: each column's 16 dst elements (64 bytes) are written at once, where
-// 8-row blocks wrote half of every dst row and came back for the other half after a whole strip
-// of columns (out of L1 for nchw -> nChw16c's 1024-column strips). Four columns at a time
-// (load_transposed8x4 on both 8-row halves): 8 result registers live, not 16. Two 8x8
-// register tiles had spilled their 16 transposed registers to the stack. Inlined: called out of
-// line (as clang chose once transpose_tiles_avx2 had two copies of its row loop), nchw ->
-// nChw16c ran 5-8 % slower.
-// stream (a large dst): rows on a cache line, or the tile's rows back to back (16-lane blocks:
-// nChw16c), go around the cache; rows that are neither would leave partial lines behind.
 // How the dst rows of a 16-row tile's first n columns are stored (transpose16x8, transpose16x4).
 struct rows16_stores {
   bool whole_lines, quarter_lines;
@@ -609,6 +600,15 @@ template <class Cols>
   }
 }
 
+// 16 rows x 8 columns: each column's 16 dst elements (64 bytes) are written at once, where
+// 8-row blocks wrote half of every dst row and came back for the other half after a whole strip
+// of columns (out of L1 for nchw -> nChw16c's 1024-column strips). Four columns at a time
+// (load_transposed8x4 on both 8-row halves): 8 result registers live, not 16. Two 8x8
+// register tiles had spilled their 16 transposed registers to the stack. Inlined: called out of
+// line (as clang chose once transpose_tiles_avx2 had two copies of its row loop), nchw ->
+// nChw16c ran 5-8 % slower.
+// stream (a large dst): rows on a cache line, or the tile's rows back to back (16-lane blocks:
+// nChw16c), go around the cache; rows that are neither would leave partial lines behind.
 template <class Cols>
 [[gnu::always_inline]] inline void transpose16x8(const float* src, int64_t src_ld, float* dst,
                                                  const Cols& col, bool stream) {
