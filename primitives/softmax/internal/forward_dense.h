@@ -597,6 +597,12 @@ void forward_dense_rows(const kernel_args& k, dim_t begin, dim_t end) {
                                                  k.rows.offset_of(row + 1));
       }
     }
+    // logsoftmax's pass 2 writes nothing, so its last sweep's stores would each wait for a read
+    // for ownership: rows that fit L1 fetch their own dst lines meanwhile, as the pairs do
+    // (forward_row_pair). Longer rows have theirs in L2 from the previous row's pass 2.
+    // 1024x1000 on Zen 3, medians of 18 interleaved: 1 thread cold 1317 -> 1130 us, 2 threads
+    // 861 -> 782, hot level.
+    const bool fetch_own_dst = log && look_ahead;
     // exp_of(x) = exp(x - max), by the cheapest method the row's range allows.
     auto sum_exps_of = [&](auto&& exp_of, auto log_tag) {
       constexpr bool kLog = decltype(log_tag)::value;
@@ -613,6 +619,13 @@ void forward_dense_rows(const kernel_args& k, dim_t begin, dim_t end) {
             if (next_dst) {
               for (int b = 0; b < 4 * W * int{sizeof(D)}; b += 64) {
                 __builtin_prefetch(next_dst + i * dim_t{sizeof(D)} + b, 0, 2);
+              }
+            }
+          }
+          if constexpr (kLog) {
+            if (fetch_own_dst) {
+              for (int b = 0; b < 4 * W * int{sizeof(D)}; b += 64) {
+                __builtin_prefetch(reinterpret_cast<const char*>(q + i) + b, 1, 3);
               }
             }
           }
