@@ -25,7 +25,6 @@
 #include "tessera/primitives/reorder/reorder.h"
 #include "tessera/primitives/runtime/threads.h"
 #include "tessera/primitives/softmax/softmax.h"
-#include "tessera/simd/isa.h"
 #include "tessera/testing/fill.h"
 #include "tessera/testing/index.h"
 #include "tessera/testing/reorder/reference.h"
@@ -120,20 +119,6 @@ impl_choice choice_of(const resolved& r) {
   for (absl::string_view v : absl::StrSplit(r.impl, ',', absl::SkipEmpty())) c.want.emplace_back(v);
   for (absl::string_view v : absl::StrSplit(r.skip_impl, ',', absl::SkipEmpty())) c.skip.emplace_back(v);
   return c;
-}
-
-// Reorder's kernel names in its order of preference (reorder.h: "<engine>:<isa>:<kernel>").
-std::vector<std::string> reorder_kernel_names() {
-  std::vector<std::string> names = {"native:any:copy"};
-  for (int i = simd::kNumIsas - 1; i >= 0; --i) {
-    if (simd::kAllIsas[i] > simd::max_isa()) continue;
-    const std::string isa(simd::name_of(simd::kAllIsas[i]));
-    names.push_back(absl::StrCat("xsimd:", isa, ":convert"));
-    names.push_back(absl::StrCat("xsimd:", isa, ":transpose"));
-  }
-  names.push_back("native:any:strided");
-  names.push_back("ref:any:scalar");
-  return names;
 }
 
 // Creates with the first kernel (in the library's order) that --impl/--skip-impl allow and that

@@ -354,6 +354,14 @@ absl::Status reorder::execute(const exec_args& args) const {
 }
 
 const std::string& reorder::impl_name() const { return plan_->impl_name; }
+
+std::vector<std::string> reorder_kernel_names() {
+  std::vector<std::string> names;
+  for (const reorder_internal::candidate& c : reorder_internal::candidates()) {
+    names.push_back(c.name);
+  }
+  return names;
+}
 const memory_desc& reorder::src_desc() const { return plan_->src; }
 const memory_desc& reorder::dst_desc() const { return plan_->dst; }
 const primitive_attr& reorder::attr() const { return plan_->attr; }

@@ -78,6 +78,10 @@ class reorder {
   std::shared_ptr<const reorder_internal::plan> plan_;
 };
 
+// The names of the kernels create() tries, in its order (best first), under the current ISA cap
+// (simd::max_isa). Each is a valid reorder_options::impl_filter that forces that kernel.
+std::vector<std::string> reorder_kernel_names();
+
 // Values for reorder_typed's quantization attributes (only those the attr declares are read).
 struct quant_values {
   std::vector<float> src_scales, dst_scales;

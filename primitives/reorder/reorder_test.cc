@@ -161,6 +161,42 @@ TEST(Reorder, ChosenAndDeclinedAreReported) {
   EXPECT_THAT(none.status().message(), HasSubstr("not contiguous"));
 }
 
+// reorder_kernel_names is create()'s own list: each name, given as the filter, makes create()
+// choose exactly that kernel for some problem, and the unforced choice is always on the list.
+TEST(Reorder, KernelNamesAreTheKernelsCreateChooses) {
+  simd::scoped_max_isa cap(simd::detected_isa());
+  const std::vector<std::string> names = reorder_kernel_names();
+  ASSERT_GE(names.size(), 5u);
+  EXPECT_EQ(names.front(), "native:any:copy");
+  EXPECT_EQ(names.back(), "ref:any:scalar");
+  const std::vector<dim_t> dims = {2, 32, 5, 5};
+  const std::vector<std::pair<memory_desc, memory_desc>> problems = {
+      {md(dims, data_type::f32, "nchw"), md(dims, data_type::f32, "nchw")},   // copy
+      {md(dims, data_type::f32, "nchw"), md(dims, data_type::bf16, "nchw")},  // convert
+      {md(dims, data_type::f32, "nchw"), md(dims, data_type::f32, "nhwc")},   // transpose
+      {md(dims, data_type::f32, "nchw"), md(dims, data_type::f64, "nhwc")},   // strided
+      {md(dims, data_type::f8_e5m2, "nchw"), md(dims, data_type::f8_e4m3, "nChw16c")},
+  };
+  for (const std::string& name : names) {
+    bool chosen = false;
+    for (const auto& [s, d] : problems) {
+      auto r = reorder::create(s, d, {}, {.impl_filter = name});
+      if (r.ok() && r->impl_name() == name) chosen = true;
+    }
+    EXPECT_TRUE(chosen) << name << " forces no kernel of that name on any test problem";
+  }
+  for (const auto& [s, d] : problems) {
+    auto r = reorder::create(s, d);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_THAT(names, ::testing::Contains(r->impl_name()));
+  }
+  // The list follows the cap: no kernel above it.
+  simd::scoped_max_isa sse(simd::isa::sse4_2);
+  for (const std::string& name : reorder_kernel_names()) {
+    EXPECT_THAT(name, ::testing::Not(HasSubstr("avx"))) << name;
+  }
+}
+
 TEST(Reorder, VerboseLinePerExecution) {
   auto s = md({2, 3}, data_type::f32, "ab"), d = md({2, 3}, data_type::f32, "ba");
   auto r = reorder::create(s, d);

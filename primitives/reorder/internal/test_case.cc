@@ -44,14 +44,8 @@ std::string describe(const reorder_case& c) {
 }
 
 std::vector<std::string> all_impl_filters() {
-  std::vector<std::string> out = {"native:any:copy"};
-  for (simd::isa i : simd::cpu_isas()) {
-    out.push_back(absl::StrCat("xsimd:", simd::name_of(i), ":convert"));
-    out.push_back(absl::StrCat("xsimd:", simd::name_of(i), ":transpose"));
-  }
-  out.push_back("native:any:strided");
-  out.push_back("ref:any:scalar");
-  return out;
+  simd::scoped_max_isa all(simd::detected_isa());
+  return reorder_kernel_names();
 }
 
 case_result run_case(const reorder_case& c, const std::string& filter) {

@@ -42,8 +42,8 @@ case_result run_case(const reorder_case& c, const std::string& filter);
 // "src f32:... dst ...; attr ..." for failure messages.
 std::string describe(const reorder_case& c);
 
-// Every implementation name this machine can force: copy, convert/transpose per CPU ISA,
-// strided, ref.
+// Every implementation name this machine can force (reorder_kernel_names with the ISA cap lifted
+// to the CPU's): copy, convert and transpose per CPU ISA, strided, ref.
 std::vector<std::string> all_impl_filters();
 
 }  // namespace tessera::reorder_test
