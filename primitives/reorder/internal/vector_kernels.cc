@@ -126,7 +126,7 @@ void store_from_f32(f32x<Arch> x, D* p) {
     const s32x<Arch> out = to_int_saturated<Arch>(big, -kTwo31, 2147483520.f, 0.f) + fix;
     if constexpr (kStream) {
 #if defined(__AVX512F__)
-      _mm512_stream_si512(reinterpret_cast<void*>(p), out);
+      _mm512_stream_si512(reinterpret_cast<__m512i*>(p), out);
 #endif
     } else {
       out.store_unaligned(p);
@@ -177,7 +177,7 @@ template <bool kStream>
                                               10, 8, 6, 4, 2, 0);
   const __m512i packed = _mm512_permutex2var_epi16(lo, even_words, hi);
   if constexpr (kStream) {
-    _mm512_stream_si512(p, packed);
+    _mm512_stream_si512(static_cast<__m512i*>(p), packed);
   } else {
     _mm512_storeu_si512(p, packed);
   }
@@ -1599,7 +1599,7 @@ class line_writer {
  private:
   void store(unsigned char* p, __m512i v) const {
     if (stream_) {
-      _mm512_stream_si512(reinterpret_cast<void*>(p), v);
+      _mm512_stream_si512(reinterpret_cast<__m512i*>(p), v);
     } else {
       _mm512_store_si512(reinterpret_cast<void*>(p), v);
     }
@@ -1674,7 +1674,7 @@ void transpose_convert_bytes64(const S* src, int64_t src_ld, D* dst, const Colum
             const auto col = columns_at(c0, cn);
             if (stream && col.all_aligned64(d, cn)) {
               for (int i = 0; i < cn; ++i) {
-                _mm512_stream_si512(reinterpret_cast<void*>(d + col(i)), out[i]);
+                _mm512_stream_si512(reinterpret_cast<__m512i*>(d + col(i)), out[i]);
               }
             } else {
               for (int i = 0; i < cn; ++i) {
