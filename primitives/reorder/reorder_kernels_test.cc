@@ -5,10 +5,12 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "tessera/formats/make_memory_desc.h"
 #include "tessera/primitives/reorder/internal/test_case.h"
 #include "tessera/primitives/reorder/reorder.h"
+#include "tessera/simd/isa.h"
 
 namespace tessera::reorder_test {
 namespace {
@@ -533,6 +535,48 @@ TEST(ReorderKernels, ConvertRunsWithSrcAndDstOffCacheLinesMatchReference) {
     }
   }
   check_all_impls(cases, false);
+}
+
+// f16 and the f8 types convert through <tessera/simd/convert.h>'s lanes (F16C for f16 on avx2
+// and avx512bw): every ISA's convert kernel must take them, contiguous or after a transpose's
+// bit copy into scratch, and match the reference bit for bit: random values and the probes
+// (Inf, NaN, ties, denormals, values past each type's range), runs around the 256-element
+// head threshold with src and dst off their lines, with and without attributes.
+TEST(ReorderKernels, HalfAndEightBitFloatsTakeTheVectorConversions) {
+  primitive_attr scale_and_sum = scales(0, -1);
+  scale_and_sum.sum = sum_post_op{.beta = 0.5f};
+  const std::vector<primitive_attr> attrs = {primitive_attr{}, scales(0, 0), scale_and_sum};
+  const std::pair<data_type, data_type> pairs[] = {
+      {data_type::f32, data_type::f16},     {data_type::f16, data_type::f32},
+      {data_type::f16, data_type::bf16},    {data_type::bf16, data_type::f8_e5m2},
+      {data_type::f8_e4m3, data_type::f32}, {data_type::f32, data_type::f8_e4m3},
+      {data_type::f16, data_type::s8},      {data_type::u8, data_type::f16},
+      {data_type::f8_e5m2, data_type::f16}, {data_type::s32, data_type::f8_e5m2}};
+  for (simd::isa isa : simd::cpu_isas()) {
+    const std::string convert = absl::StrCat("xsimd:", simd::name_of(isa), ":convert");
+    const std::string transpose = absl::StrCat("xsimd:", simd::name_of(isa), ":transpose");
+    uint64_t seed = 900;
+    for (auto [sdt, ddt] : pairs) {
+      for (const primitive_attr& attr : attrs) {
+        for (dim_t n : {7, 255, 301, 1000}) {
+          for (fill_kind fill : {fill_kind::random, fill_kind::probe}) {
+            reorder_case c{md({n}, sdt, "a"), md({n}, ddt, "a"), attr, fill, seed++};
+            c.src_misalign = 2 * (seed % 3) * (bits_of(sdt) / 8);
+            c.dst_misalign = 16 - 16 % (bits_of(ddt) / 8) - (seed % 2) * (bits_of(ddt) / 8);
+            const case_result r = run_case(c, convert);
+            ASSERT_TRUE(r.accepted) << convert << " declined " << describe(c);
+            ASSERT_EQ(r.mismatch, "") << convert << " on " << describe(c);
+          }
+        }
+        const std::vector<dim_t> dims = {2, 35, 5, 7};
+        reorder_case t{md(dims, sdt, "nchw"), md(dims, ddt, "nhwc"), attr, fill_kind::random,
+                       seed++};
+        const case_result r = run_case(t, transpose);
+        ASSERT_TRUE(r.accepted) << transpose << " declined " << describe(t);
+        ASSERT_EQ(r.mismatch, "") << transpose << " on " << describe(t);
+      }
+    }
+  }
 }
 
 TEST(ReorderKernels, TransposesWithSrcOffCacheLinesMatchReference) {
