@@ -128,7 +128,7 @@ namespace internal {
 // 2^-121), whose rounding there adds at most 1/8 ulp (largest error 0.90 -> 0.98 ulp over every
 // 8th f32 of ranges of 86).
 template <class Arch, bool kScaled = false>
-__m256 table8_times_exp(__m256 r, __m256i bits, __m256 scale = {}) {
+__m256 table8_times_exp(__m256 r, __m256i bits, __m256 scale = _mm256_setzero_ps()) {
   __m256 q = _mm256_fmadd_ps(_mm256_set1_ps(0x1.555556p-5f), r, _mm256_set1_ps(0x1.555556p-3f));
   q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(0.5f));
   q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(1.f));  // (e^r - 1) / r

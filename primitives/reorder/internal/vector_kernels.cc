@@ -1503,7 +1503,7 @@ template <class Arch, class S, class D>
                                                           const quant_ptrs& q) {
   constexpr int kLanes = kRegisterTile<Arch>;
   f32x<Arch> x = column;
-  if constexpr (!std::is_same_v<S, float>) {  // s32 bits, converted as a cast rounds
+  if constexpr (std::is_same_v<S, int32_t>) {  // s32 bits, converted as a cast rounds
 #if defined(__AVX512F__)
     if constexpr (kLanes == 16) x = _mm512_cvtepi32_ps(_mm512_castps_si512(column));
 #endif
@@ -1912,7 +1912,25 @@ void transpose_convert_tiles8(const S* src, int64_t src_ld, D* dst, const Column
       const int cn = static_cast<int>(std::min<int64_t>(8, c_end - c0));
       const auto col = columns_at(c0, cn);
       __m256 t[8];
-      if (rn == 8 && cn == 8) {
+      if constexpr (std::is_same_v<S, f16>) {
+        // Rows of 8 f16 widened by vcvtph2ps (exact), then the f32 transpose; a partial tile
+        // through a zeroed local block, as below.
+        alignas(16) S block[8][8] = {};
+        const S* from = src + r0 * src_ld + c0;
+        int64_t ld = src_ld;
+        if (rn != 8 || cn != 8) {
+          for (int r = 0; r < rn; ++r) {
+            std::memcpy(block[r], src + (r0 + r) * src_ld + c0, cn * sizeof(S));
+          }
+          from = &block[0][0];
+          ld = 8;
+        }
+        __m256 r[8];
+        for (int i = 0; i < 8; ++i) {
+          r[i] = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(from + i * ld)));
+        }
+        transpose8x8_registers(r, t);
+      } else if (rn == 8 && cn == 8) {
         load_transposed8x8(reinterpret_cast<const float*>(src + r0 * src_ld + c0), src_ld, t);
       } else {
         alignas(32) float block[8][8] = {};
@@ -1935,56 +1953,60 @@ void transpose_convert_avx2(const void* src_v, int64_t src_ld, void* dst_v,
   const auto* src = static_cast<const S*>(src_v);
   auto* dst = static_cast<D*>(dst_v);
   const quant_lanes<Arch> lanes(q);
-  // Not with the sum post-op (it reads dst in dst order).
-  const int64_t block_rows = q.has_sum ? 0 : rows / 32 * 32;
+  // The row blocks: 32-bit src into 8-bit dst only, and not with the sum post-op (it reads dst
+  // in dst order). f16 pairs go through the 8x8 tiles alone.
+  constexpr bool kByteBlocks = sizeof(S) == 4 && sizeof(D) == 1;
+  const int64_t block_rows = q.has_sum || !kByteBlocks ? 0 : rows / 32 * 32;
   const int64_t block_cols = cols / 8 * 8;
   with_tile_columns(dst_cols, cols, [&](const auto& columns_at) {
     // The row blocks, with the quantization's steps chosen once (block_lanes). Inlined in each
     // case, so that the captured loop state stays in registers.
-    with_block_lanes(lanes, q, [&](const auto& block_lanes) __attribute__((always_inline)) {
-      int64_t r0 = 0;
-      if (stream) {
-        // 64 rows at a time through convert_strip64_to_bytes_avx2 (kernels.cc gives these strips
-        // up to 4096 columns: byte_blocks64); each column's 64 dst bytes (a whole line when on
-        // one, as for nchw -> nhwc with 64 channels) are stored back to back, by two
-        // non-temporal 32-byte stores, and dst is not read for ownership. f32 -> s8 32x64x56x56
-        // cold (streamed by kernels.cc's stream_transposed_dst), medians of 12 interleaved:
-        // 1 thread 4643 -> 3477 us, 2 threads 2660 -> 2356, against two 32-row blocks of the
-        // same 8 columns at a time from 256-column strips (64 read streams in step; docs/
-        // performance_log.md, reorder AVX2 round 7). One 32-row block at a time had written every
-        // line in two halves a strip apart.
-        for (; r0 + 64 <= block_rows; r0 += 64) {
-          D* d = dst + r0;
-          convert_strip64_to_bytes_avx2<Arch, S, D>(
-              src + r0 * src_ld, src_ld, block_cols, block_lanes,
-              [&](int64_t c0, const __m256* first, const __m256* second) {
-                const auto col = columns_at(c0, 8);
-                const bool lines = col.all_aligned64(d, 8);
-                for (int i = 0; i < 8; ++i) {
-                  auto* to = reinterpret_cast<__m256i*>(d + col(i));
-                  if (lines) {
-                    _mm256_stream_si256(to, _mm256_castps_si256(first[i]));
-                    _mm256_stream_si256(to + 1, _mm256_castps_si256(second[i]));
-                  } else {
-                    _mm256_storeu_si256(to, _mm256_castps_si256(first[i]));
-                    _mm256_storeu_si256(to + 1, _mm256_castps_si256(second[i]));
+    if constexpr (kByteBlocks) {
+      with_block_lanes(lanes, q, [&](const auto& block_lanes) __attribute__((always_inline)) {
+        int64_t r0 = 0;
+        if (stream) {
+          // 64 rows at a time through convert_strip64_to_bytes_avx2 (kernels.cc gives these strips
+          // up to 4096 columns: byte_blocks64); each column's 64 dst bytes (a whole line when on
+          // one, as for nchw -> nhwc with 64 channels) are stored back to back, by two
+          // non-temporal 32-byte stores, and dst is not read for ownership. f32 -> s8 32x64x56x56
+          // cold (streamed by kernels.cc's stream_transposed_dst), medians of 12 interleaved:
+          // 1 thread 4643 -> 3477 us, 2 threads 2660 -> 2356, against two 32-row blocks of the
+          // same 8 columns at a time from 256-column strips (64 read streams in step; docs/
+          // performance_log.md, reorder AVX2 round 7). One 32-row block at a time had written every
+          // line in two halves a strip apart.
+          for (; r0 + 64 <= block_rows; r0 += 64) {
+            D* d = dst + r0;
+            convert_strip64_to_bytes_avx2<Arch, S, D>(
+                src + r0 * src_ld, src_ld, block_cols, block_lanes,
+                [&](int64_t c0, const __m256* first, const __m256* second) {
+                  const auto col = columns_at(c0, 8);
+                  const bool lines = col.all_aligned64(d, 8);
+                  for (int i = 0; i < 8; ++i) {
+                    auto* to = reinterpret_cast<__m256i*>(d + col(i));
+                    if (lines) {
+                      _mm256_stream_si256(to, _mm256_castps_si256(first[i]));
+                      _mm256_stream_si256(to + 1, _mm256_castps_si256(second[i]));
+                    } else {
+                      _mm256_storeu_si256(to, _mm256_castps_si256(first[i]));
+                      _mm256_storeu_si256(to + 1, _mm256_castps_si256(second[i]));
+                    }
                   }
-                }
-              });
+                });
+          }
+          _mm_sfence();  // streamed stores visible before the task ends
         }
-        _mm_sfence();  // streamed stores visible before the task ends
-      }
-      for (; r0 < block_rows; r0 += 32) {
-        for (int64_t c0 = 0; c0 < block_cols; c0 += 8) {
-          const auto col = columns_at(c0, 8);
-          __m256 out[8];
-          convert_block32_to_bytes<Arch, S, D>(src + r0 * src_ld + c0, src_ld, block_lanes, out);
-          for (int i = 0; i < 8; ++i) {
-            _mm256_storeu_ps(reinterpret_cast<float*>(dst + col(i) + r0), out[i]);
+        for (; r0 < block_rows; r0 += 32) {
+          for (int64_t c0 = 0; c0 < block_cols; c0 += 8) {
+            const auto col = columns_at(c0, 8);
+            __m256 out[8];
+            convert_block32_to_bytes<Arch, S, D>(src + r0 * src_ld + c0, src_ld, block_lanes, out);
+            for (int i = 0; i < 8; ++i) {
+              _mm256_storeu_ps(reinterpret_cast<float*>(dst + col(i) + r0), out[i]);
+            }
           }
         }
-      }
-    });
+      });
+    }
     if (block_rows > 0 && block_cols < cols) {
       transpose_convert_tiles8<Arch>(src, src_ld, dst, columns_at, 0, block_rows, block_cols, cols,
                                      rows, lanes, q);
@@ -2041,8 +2063,14 @@ transpose_convert_fn* find_transpose_convert(data_type s, data_type d) {
     return visit_type_pair(s, d, [](auto sv, auto dv) -> transpose_convert_fn* {
       using S = decltype(sv);
       using D = decltype(dv);
-      if constexpr ((std::is_same_v<S, float> || std::is_same_v<S, int32_t>) &&
-                    (std::is_same_v<D, int8_t> || std::is_same_v<D, uint8_t>)) {
+      // 32-bit src into 8-bit dst (row blocks and 8x8 tiles), and f32/s32 -> f16 and
+      // f16 -> f32 (8x8 tiles: vcvtps2ph on the stores, vcvtph2ps on the loads).
+      constexpr bool kToBytes = (std::is_same_v<S, float> || std::is_same_v<S, int32_t>) &&
+                                (std::is_same_v<D, int8_t> || std::is_same_v<D, uint8_t>);
+      constexpr bool kHalf = ((std::is_same_v<S, float> || std::is_same_v<S, int32_t>) &&
+                              std::is_same_v<D, f16>) ||
+                             (std::is_same_v<S, f16> && std::is_same_v<D, float>);
+      if constexpr (kToBytes || kHalf) {
         return &transpose_convert_avx2<Arch, S, D>;
       } else {
         return nullptr;
