@@ -36,8 +36,9 @@ inline constexpr bool vector_convertible_v =
 
 // Types whose lanes load_as_f32 and store_from_f32 take from <tessera/simd/convert.h> (F16C for
 // f16 on avx2 and avx512bw, integer steps elsewhere; bit for bit the scalar reference, tested
-// there on every ISA). Contiguous runs only (convert_run, and the transposes' second pass from
-// scratch): the one-pass transposes keep to vector_convertible_v.
+// there on every ISA). Used by convert_run (and so by the transposes' second pass from scratch)
+// and by AVX2's one-pass f16 tiles (transpose_convert_avx2); AVX-512's one-pass transposes keep
+// to vector_convertible_v.
 template <class T>
 inline constexpr bool simd_converted_v =
     std::is_same_v<T, f16> || std::is_same_v<T, f8_e5m2> || std::is_same_v<T, f8_e4m3>;
