@@ -538,10 +538,10 @@ TEST(ReorderKernels, ConvertRunsWithSrcAndDstOffCacheLinesMatchReference) {
 }
 
 // f16 and the f8 types convert through <tessera/simd/convert.h>'s lanes (F16C for f16 on avx2
-// and avx512bw): every ISA's convert kernel must take them, contiguous or after a transpose's
-// bit copy into scratch, and match the reference bit for bit: random values and the probes
-// (Inf, NaN, ties, denormals, values past each type's range), runs around the 256-element
-// head threshold with src and dst off their lines, with and without attributes.
+// and avx512bw): every ISA's convert kernel must take them, and its transpose too (in one pass
+// for f32 <-> f16 on AVX2, else through scratch), and match the reference bit for bit: random
+// values and the probes (Inf, NaN, ties, denormals, values past each type's range), runs around
+// the 256-element head threshold with src and dst off their lines, with and without attributes.
 TEST(ReorderKernels, HalfAndEightBitFloatsTakeTheVectorConversions) {
   primitive_attr scale_and_sum = scales(0, -1);
   scale_and_sum.sum = sum_post_op{.beta = 0.5f};
