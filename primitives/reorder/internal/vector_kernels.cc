@@ -793,10 +793,28 @@ class band_prefetcher {
   int64_t rows_left_, lines_, line_ = 0;
 };
 
-// A full 16x16 tile of 8-bit elements in SSE registers: the rows' bytes interleaved in pairs,
-// then 16-bit, 32-bit and 64-bit units, four rounds of 16 unpacks that leave column i of the
-// tile in register i (a byte at a time, these tiles ran at 0.13 of memcpy and half oneDNN's
-// speed: s8 nchw -> nhwc 32x64x56x56, docs/performance_log.md, session 42).
+// One round of an SSE register transpose: within each block of kBlock registers starting at
+// b, out[b + k] and out[b + kBlock/2 + k] are the low and high halves of the interleave
+// (unpacklo / unpackhi at one unit width) of in[b + 2k] and in[b + 2k + 1].
+template <int kRegs, int kBlock, class Lo, class Hi>
+[[gnu::always_inline]] inline void unpack_round(const __m128i* in, __m128i* out, Lo lo, Hi hi) {
+  for (int b = 0; b < kRegs; b += kBlock) {
+    for (int k = 0; k < kBlock / 2; ++k) {
+      out[b + k] = lo(in[b + 2 * k], in[b + 2 * k + 1]);
+      out[b + kBlock / 2 + k] = hi(in[b + 2 * k], in[b + 2 * k + 1]);
+    }
+  }
+}
+
+// Interleaves at 8-, 16-, 32- and 64-bit units, for unpack_round.
+#define TESSERA_UNPACK_PAIR(bits)                                                              \
+  [](__m128i p, __m128i q) { return _mm_unpacklo_epi##bits(p, q); },                          \
+      [](__m128i p, __m128i q) { return _mm_unpackhi_epi##bits(p, q); }
+
+// A full 16x16 tile of 8-bit elements in SSE registers: four unpack rounds (8-, 16-, 32- and
+// 64-bit units) leave column i of the tile in register i. A byte at a time, these tiles ran at
+// 0.13 of memcpy and half oneDNN's speed (s8 nchw -> nhwc 32x64x56x56, docs/performance_log.md,
+// session 42).
 template <class Cols>
 [[gnu::always_inline]] inline void transpose16x16_bytes(const uint8_t* src, int64_t src_ld,
                                                         uint8_t* dst, const Cols& col) {
@@ -804,35 +822,15 @@ template <class Cols>
   for (int i = 0; i < 16; ++i) {
     x[i] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i * src_ld));
   }
-  // a[8h + i]: rows 2i and 2i + 1, columns 8h..8h+7, a 16-bit unit per column.
-  for (int i = 0; i < 8; ++i) {
-    a[i] = _mm_unpacklo_epi8(x[2 * i], x[2 * i + 1]);
-    a[8 + i] = _mm_unpackhi_epi8(x[2 * i], x[2 * i + 1]);
-  }
-  // x[4q + k]: rows 4k..4k+3, columns 4q..4q+3, a 32-bit unit per column.
-  for (int h = 0; h < 2; ++h) {
-    for (int k = 0; k < 4; ++k) {
-      x[8 * h + k] = _mm_unpacklo_epi16(a[8 * h + 2 * k], a[8 * h + 2 * k + 1]);
-      x[8 * h + 4 + k] = _mm_unpackhi_epi16(a[8 * h + 2 * k], a[8 * h + 2 * k + 1]);
-    }
-  }
-  // a[2e + m]: rows 8m..8m+7, columns 2e and 2e + 1, a 64-bit unit per column.
-  for (int q = 0; q < 4; ++q) {
-    for (int m = 0; m < 2; ++m) {
-      a[4 * q + m] = _mm_unpacklo_epi32(x[4 * q + 2 * m], x[4 * q + 2 * m + 1]);
-      a[4 * q + 2 + m] = _mm_unpackhi_epi32(x[4 * q + 2 * m], x[4 * q + 2 * m + 1]);
-    }
-  }
-  for (int e = 0; e < 8; ++e) {
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + col(2 * e)),
-                     _mm_unpacklo_epi64(a[2 * e], a[2 * e + 1]));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + col(2 * e + 1)),
-                     _mm_unpackhi_epi64(a[2 * e], a[2 * e + 1]));
-  }
+  unpack_round<16, 16>(x, a, TESSERA_UNPACK_PAIR(8));
+  unpack_round<16, 8>(a, x, TESSERA_UNPACK_PAIR(16));
+  unpack_round<16, 4>(x, a, TESSERA_UNPACK_PAIR(32));
+  unpack_round<16, 2>(a, x, TESSERA_UNPACK_PAIR(64));
+  for (int i = 0; i < 16; ++i) _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + col(i)), x[i]);
 }
 
-// A full 16x16 tile of 16-bit elements as four 8x8 quarters, each in SSE registers: 16-bit,
-// 32-bit and 64-bit unpacks leave column i of a quarter in register i.
+// A full 16x16 tile of 16-bit elements as four 8x8 quarters, each by three unpack rounds (16-,
+// 32- and 64-bit units) that leave column i of the quarter in register i.
 template <class Cols>
 [[gnu::always_inline]] inline void transpose16x16_words(const uint16_t* src, int64_t src_ld,
                                                         uint16_t* dst, const Cols& col) {
@@ -843,27 +841,17 @@ template <class Cols>
       for (int i = 0; i < 8; ++i) {
         x[i] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + i * src_ld));
       }
-      // a[4h + i]: rows 2i and 2i + 1, columns 4h..4h+3, a 32-bit unit per column.
-      for (int i = 0; i < 4; ++i) {
-        a[i] = _mm_unpacklo_epi16(x[2 * i], x[2 * i + 1]);
-        a[4 + i] = _mm_unpackhi_epi16(x[2 * i], x[2 * i + 1]);
-      }
-      // x[2e + k]: rows 4k..4k+3, columns 2e and 2e + 1, a 64-bit unit per column.
-      for (int h = 0; h < 2; ++h) {
-        for (int k = 0; k < 2; ++k) {
-          x[4 * h + k] = _mm_unpacklo_epi32(a[4 * h + 2 * k], a[4 * h + 2 * k + 1]);
-          x[4 * h + 2 + k] = _mm_unpackhi_epi32(a[4 * h + 2 * k], a[4 * h + 2 * k + 1]);
-        }
-      }
-      for (int e = 0; e < 4; ++e) {
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + col(8 * cq + 2 * e) + 8 * rq),
-                         _mm_unpacklo_epi64(x[2 * e], x[2 * e + 1]));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + col(8 * cq + 2 * e + 1) + 8 * rq),
-                         _mm_unpackhi_epi64(x[2 * e], x[2 * e + 1]));
+      unpack_round<8, 8>(x, a, TESSERA_UNPACK_PAIR(16));
+      unpack_round<8, 4>(a, x, TESSERA_UNPACK_PAIR(32));
+      unpack_round<8, 2>(x, a, TESSERA_UNPACK_PAIR(64));
+      for (int i = 0; i < 8; ++i) {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + col(8 * cq + i) + 8 * rq), a[i]);
       }
     }
   }
 }
+
+#undef TESSERA_UNPACK_PAIR
 
 // The tile edge of transpose_tiles: the register tile for 32-bit elements, else 16.
 template <class Arch, class T>
