@@ -793,6 +793,15 @@ class band_prefetcher {
   int64_t rows_left_, lines_, line_ = 0;
 };
 
+// kRows rows of 16 bytes, `stride` bytes apart, into SSE registers.
+template <int kRows>
+[[gnu::always_inline]] inline void load_rows128(const void* p, int64_t stride, __m128i* x) {
+  for (int i = 0; i < kRows; ++i) {
+    x[i] = _mm_loadu_si128(
+        reinterpret_cast<const __m128i*>(static_cast<const char*>(p) + i * stride));
+  }
+}
+
 // One round of an SSE register transpose: within each block of kBlock registers starting at
 // b, out[b + k] and out[b + kBlock/2 + k] are the low and high halves of the interleave
 // (unpacklo / unpackhi at one unit width) of in[b + 2k] and in[b + 2k + 1].
@@ -819,9 +828,7 @@ template <class Cols>
 [[gnu::always_inline]] inline void transpose16x16_bytes(const uint8_t* src, int64_t src_ld,
                                                         uint8_t* dst, const Cols& col) {
   __m128i x[16], a[16];
-  for (int i = 0; i < 16; ++i) {
-    x[i] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i * src_ld));
-  }
+  load_rows128<16>(src, src_ld, x);
   unpack_round<16, 16>(x, a, TESSERA_UNPACK_PAIR(8));
   unpack_round<16, 8>(a, x, TESSERA_UNPACK_PAIR(16));
   unpack_round<16, 4>(x, a, TESSERA_UNPACK_PAIR(32));
@@ -838,9 +845,7 @@ template <class Cols>
     for (int cq = 0; cq < 2; ++cq) {
       const uint16_t* from = src + 8 * rq * src_ld + 8 * cq;
       __m128i x[8], a[8];
-      for (int i = 0; i < 8; ++i) {
-        x[i] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + i * src_ld));
-      }
+      load_rows128<8>(from, src_ld * int64_t{sizeof(uint16_t)}, x);
       unpack_round<8, 8>(x, a, TESSERA_UNPACK_PAIR(16));
       unpack_round<8, 4>(a, x, TESSERA_UNPACK_PAIR(32));
       unpack_round<8, 2>(x, a, TESSERA_UNPACK_PAIR(64));
@@ -1984,33 +1989,27 @@ void transpose_convert_tiles8(const S* src, int64_t src_ld, D* dst, const Column
     for (int64_t c0 = c_begin; c0 < c_end; c0 += 8) {
       const int cn = static_cast<int>(std::min<int64_t>(8, c_end - c0));
       const auto col = columns_at(c0, cn);
-      __m256 t[8];
-      if constexpr (std::is_same_v<S, f16>) {
-        // Rows of 8 f16 widened by vcvtph2ps (exact), then the f32 transpose; a partial tile
-        // through a zeroed local block, as below.
-        alignas(16) S block[8][8] = {};
-        const S* from = src + r0 * src_ld + c0;
-        int64_t ld = src_ld;
-        if (rn != 8 || cn != 8) {
-          for (int r = 0; r < rn; ++r) {
-            std::memcpy(block[r], src + (r0 + r) * src_ld + c0, cn * sizeof(S));
-          }
-          from = &block[0][0];
-          ld = 8;
-        }
-        __m256 r[8];
-        for (int i = 0; i < 8; ++i) {
-          r[i] = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(from + i * ld)));
-        }
-        transpose8x8_registers(r, t);
-      } else if (rn == 8 && cn == 8) {
-        load_transposed8x8(reinterpret_cast<const float*>(src + r0 * src_ld + c0), src_ld, t);
-      } else {
-        alignas(32) float block[8][8] = {};
+      // A partial tile through a zeroed local block (nothing outside it is read).
+      alignas(32) S block[8][8] = {};
+      const S* from = src + r0 * src_ld + c0;
+      int64_t ld = src_ld;
+      if (rn != 8 || cn != 8) {
         for (int r = 0; r < rn; ++r) {
           std::memcpy(block[r], src + (r0 + r) * src_ld + c0, cn * sizeof(S));
         }
-        load_transposed8x8(&block[0][0], 8, t);
+        from = &block[0][0];
+        ld = 8;
+      }
+      __m256 t[8];
+      if constexpr (std::is_same_v<S, f16>) {
+        // Rows of 8 f16 widened by vcvtph2ps (exact), then the f32 transpose.
+        __m128i h[8];
+        load_rows128<8>(from, ld * int64_t{sizeof(S)}, h);
+        __m256 r[8];
+        for (int i = 0; i < 8; ++i) r[i] = _mm256_cvtph_ps(h[i]);
+        transpose8x8_registers(r, t);
+      } else {
+        load_transposed8x8(reinterpret_cast<const float*>(from), ld, t);
       }
       for (int i = 0; i < cn; ++i) {
         store_converted_column<Arch, S>(t[i], dst + col(i) + r0, rn, pn, lanes, q);
