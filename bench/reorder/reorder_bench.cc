@@ -49,6 +49,12 @@ const std::vector<bench_case>& cases() {
       // Not in issue 5's list: f16, whose conversions oneDNN 2.6.3 runs in its simple:any kernel.
       {"f32_f16_abcd", {32, 64, 56, 56}, data_type::f32, data_type::f16, "abcd", "abcd"},
       {"f16_f32_nchw_nhwc", {32, 64, 56, 56}, data_type::f16, data_type::f32, "nchw", "nhwc"},
+      // Bit copies of 16- and 8-bit elements between nchw and nhwc (oneDNN 2.6.3: simple:any for
+      // f16, jit:uni for s8).
+      {"f16_nchw_nhwc", {32, 64, 56, 56}, data_type::f16, data_type::f16, "nchw", "nhwc"},
+      {"f16_nhwc_nchw", {32, 64, 56, 56}, data_type::f16, data_type::f16, "nhwc", "nchw"},
+      {"s8_nchw_nhwc", {32, 64, 56, 56}, data_type::s8, data_type::s8, "nchw", "nhwc"},
+      {"s8_nhwc_nchw", {32, 64, 56, 56}, data_type::s8, data_type::s8, "nhwc", "nchw"},
       {"f32_oihw_OIhw16i16o", {256, 256, 3, 3}, data_type::f32, data_type::f32, "oihw", "OIhw16i16o"},
       {"f32_ab_ba_4096", {4096, 4096}, data_type::f32, data_type::f32, "ab", "ba"},
       {"f32_abcd_sum1", {32, 64, 56, 56}, data_type::f32, data_type::f32, "abcd", "abcd", 0, 1.f},

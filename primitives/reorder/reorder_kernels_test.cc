@@ -370,6 +370,29 @@ TEST(ReorderKernels, LargeTransposesInSixteenRowBlocksMatchReference) {
   check_large(cases);
 }
 
+TEST(ReorderKernels, LargeEightAndSixteenBitTransposesInLineBandsMatchReference) {
+  // 8+ MiB of 8- or 16-bit dst (streamed) with dst on a line: bands of 64 bytes of dst rows (32
+  // rows of f16 / bf16, 64 of s8 / u8) across each strip, every dst line streamed whole from a
+  // local block. nchw -> nhwc with 48 f16 channels (a band, then 16 rows plainly) and 96 u8
+  // channels (a band, then 32 rows), whose 171- and 301-pixel rows end in a partial column
+  // tile; 64 channels (whole bands). nhwc -> nchw as tall strips (the next band prefetched): 64
+  // and 40 channels (a partial column tile of 8). Dst 16 bytes off a line keeps the row blocks.
+  std::vector<reorder_case> cases{
+      {md({2, 48, 257, 171}, data_type::f16, "nchw"), md({2, 48, 257, 171}, data_type::f16, "nhwc")},
+      {md({2, 64, 128, 260}, data_type::bf16, "nchw"), md({2, 64, 128, 260}, data_type::bf16, "nhwc")},
+      {md({1, 96, 300, 301}, data_type::u8, "nchw"), md({1, 96, 300, 301}, data_type::u8, "nhwc")},
+      {md({2, 64, 256, 260}, data_type::s8, "nchw"), md({2, 64, 256, 260}, data_type::s8, "nhwc")},
+      {md({1, 64, 256, 260}, data_type::f16, "nhwc"), md({1, 64, 256, 260}, data_type::f16, "nchw")},
+      {md({1, 40, 256, 416}, data_type::bf16, "nhwc"), md({1, 40, 256, 416}, data_type::bf16, "nchw")},
+      {md({1, 64, 512, 260}, data_type::s8, "nhwc"), md({1, 64, 512, 260}, data_type::s8, "nchw")},
+  };
+  const size_t on_line = cases.size();
+  for (size_t i = 0; i < on_line; ++i) cases[i].dst_misalign = 0;
+  cases.push_back(cases[0]);  // 16 bytes off a line
+  cases.back().dst_misalign = 16;
+  check_large(cases);
+}
+
 TEST(ReorderKernels, PartialColumnTilesOfSixteenRowBlocksMatchReference) {
   // 32-bit transposes whose strips end in a partial column tile (cols % 8 = 1..7) below 16-row
   // blocks: AVX2 moves 4 of its columns as a 16x4 tile (whole 16-byte src loads) and masked
