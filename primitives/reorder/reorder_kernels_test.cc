@@ -371,12 +371,13 @@ TEST(ReorderKernels, LargeTransposesInSixteenRowBlocksMatchReference) {
 }
 
 TEST(ReorderKernels, LargeEightAndSixteenBitTransposesInLineBandsMatchReference) {
-  // 8+ MiB of 8- or 16-bit dst (streamed) with dst on a line: bands of 64 bytes of dst rows (32
-  // rows of f16 / bf16, 64 of s8 / u8) across each strip, every dst line streamed whole from a
-  // local block. nchw -> nhwc with 48 f16 channels (a band, then 16 rows plainly) and 96 u8
-  // channels (a band, then 32 rows), whose 171- and 301-pixel rows end in a partial column
-  // tile; 64 channels (whole bands). nhwc -> nchw as tall strips (the next band prefetched): 64
-  // and 40 channels (a partial column tile of 8). Dst 16 bytes off a line keeps the row blocks.
+  // 8+ MiB of 8- or 16-bit dst, or of src and dst together (the last two cases), streamed,
+  // with dst on a line: bands of 64 bytes of dst rows (32 rows of f16 / bf16, 64 of s8 / u8)
+  // across each strip, every dst line streamed whole from a local block. nchw -> nhwc with 48
+  // f16 channels (a band, then 16 rows plainly) and 96 u8 channels (a band, then 32 rows), whose
+  // 171- and 301-pixel rows end in a partial column tile; 64 channels (whole bands). nhwc ->
+  // nchw as tall strips (the next band prefetched): 64 and 40 channels (a partial column tile
+  // of 8). Dst 16 bytes off a line keeps the row blocks.
   std::vector<reorder_case> cases{
       {md({2, 48, 257, 171}, data_type::f16, "nchw"), md({2, 48, 257, 171}, data_type::f16, "nhwc")},
       {md({2, 64, 128, 260}, data_type::bf16, "nchw"), md({2, 64, 128, 260}, data_type::bf16, "nhwc")},
@@ -385,6 +386,8 @@ TEST(ReorderKernels, LargeEightAndSixteenBitTransposesInLineBandsMatchReference)
       {md({1, 64, 256, 260}, data_type::f16, "nhwc"), md({1, 64, 256, 260}, data_type::f16, "nchw")},
       {md({1, 40, 256, 416}, data_type::bf16, "nhwc"), md({1, 40, 256, 416}, data_type::bf16, "nchw")},
       {md({1, 64, 512, 260}, data_type::s8, "nhwc"), md({1, 64, 512, 260}, data_type::s8, "nchw")},
+      {md({1, 64, 256, 260}, data_type::u8, "nchw"), md({1, 64, 256, 260}, data_type::u8, "nhwc")},
+      {md({1, 64, 128, 260}, data_type::f16, "nhwc"), md({1, 64, 128, 260}, data_type::f16, "nchw")},
   };
   const size_t on_line = cases.size();
   for (size_t i = 0; i < on_line; ++i) cases[i].dst_misalign = 0;

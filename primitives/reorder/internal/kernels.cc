@@ -379,19 +379,24 @@ absl::Status accept_copy(plan& p) {
 }
 
 // Beyond a few MiB the dst does not stay in cache anyway: write it around the cache.
-bool large_dst(const plan& p) {
-  constexpr int64_t kStreamBytes = int64_t{8} << 20;
-  return p.dst.size_bytes() >= kStreamBytes;
-}
+constexpr int64_t kStreamBytes = int64_t{8} << 20;
+bool large_dst(const plan& p) { return p.dst.size_bytes() >= kStreamBytes; }
 
 // Whether a transpose writes dst around the cache: a large dst, or a narrowing transpose into
 // 8-bit elements whose src alone is more than a last-level cache keeps (f32 -> s8 32x64x56x56:
 // 25.7 MB of src, 6.4 MB of dst). The src lines read after a dst line is written evict that
 // line before a later reader could find it, so it would only cost a read for ownership.
+// Bit copies of 8- and 16-bit elements stream from kStreamBytes of src and dst together (their
+// line bands, transpose_line_bands_streamed): s8 32x64x56x56 (6.4 MB each) with plain stores
+// took 1.3-2.9 ms warm at 1 thread, streamed 0.53-0.95 (0.33 for a memcpy of the same bytes);
+// f16 16x64x56x56 2.6-3.9 ms against 0.45-0.64. At half those sizes the two were level
+// (driver runs, docs/performance_log.md, session 43).
 bool stream_transposed_dst(const plan& p) {
   constexpr int64_t kStreamSrcBytes = int64_t{24} << 20;
+  const bool narrow_bit_copy = p.bit_copy && bytes_of(p.src.dt()) <= 2;
   return large_dst(p) ||
-         (bytes_of(p.dst.dt()) == 1 && p.src.size_bytes() >= kStreamSrcBytes);
+         (bytes_of(p.dst.dt()) == 1 && p.src.size_bytes() >= kStreamSrcBytes) ||
+         (narrow_bit_copy && p.src.size_bytes() + p.dst.size_bytes() >= kStreamBytes);
 }
 
 absl::Status accept_convert(plan& p, const vector_kernels* vk) {
