@@ -7,6 +7,7 @@
 #ifndef TESSERA_CORE_INTERNAL_CONVERT_IMPL_H_
 #define TESSERA_CORE_INTERNAL_CONVERT_IMPL_H_
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <limits>
@@ -130,10 +131,15 @@ constexpr Int double_to_int(double v) {
   if (v <= -0x1p40) return limits::lowest();
   int64_t t = static_cast<int64_t>(v);  // truncation toward zero, exact here
   const double frac = v - static_cast<double>(t);  // exact: |v| < 2^40
-  if (frac > 0.5 || (frac == 0.5 && (t & 1))) ++t;
-  if (frac < -0.5 || (frac == -0.5 && (t & 1))) --t;
-  if (t > static_cast<int64_t>(limits::max())) return limits::max();
-  if (t < static_cast<int64_t>(limits::lowest())) return limits::lowest();
+  // The rounding step without branches (& and |, not && and ||): on random data the fraction's
+  // tests are unpredictable, and as branches they cost more than the rest of the conversion
+  // (the strided reorder f32 -> s32 ran at 16 ns per element).
+  const bool odd = (t & 1) != 0;
+  const bool up = (frac > 0.5) | ((frac == 0.5) & odd);
+  const bool down = (frac < -0.5) | ((frac == -0.5) & odd);
+  t += static_cast<int64_t>(up) - static_cast<int64_t>(down);
+  t = std::min<int64_t>(t, limits::max());
+  t = std::max<int64_t>(t, limits::lowest());
   return static_cast<Int>(t);
 }
 
