@@ -605,6 +605,51 @@ TEST(ReorderKernels, HalfAndEightBitFloatsTakeTheVectorConversions) {
   }
 }
 
+TEST(ReorderKernels, GatherTakesSmallProblemsOfTinyTilesAndMatchesReference) {
+  // Small problems whose transpose tiles would have fewer than 64 elements, required to be taken
+  // by every ISA's gather kernel: full reversals (abcd -> dcba: tiles of 2 x 4 and 1 x 3 with a
+  // 1x17x5x3) for all 81 type pairs (f64 only as a plain copy: it has no vector conversion), with
+  // random and probe values; the common attributes (none, scales, an output scale, with the sum)
+  // and a dst zero point for integral dst; a padded blocked dst (1x3x2x2 into nChw16c: 13 of
+  // each 16-element block are padding, zero whatever the attributes).
+  std::vector<primitive_attr> attrs = common_transpose_attrs();
+  primitive_attr zp = scales(0, -1);
+  zp.dst_zero_points = quant_param{.mask = 0};
+  zp.sum = sum_post_op{.beta = 0.5f};
+  for (simd::isa isa : simd::cpu_isas()) {
+    const std::string gather = absl::StrCat("xsimd:", simd::name_of(isa), ":gather");
+    uint64_t seed = 1300;
+    for (data_type sdt : kTypes) {
+      for (data_type ddt : kTypes) {
+        const bool has_f64 = sdt == data_type::f64 || ddt == data_type::f64;
+        std::vector<reorder_case> cases;
+        for (fill_kind fill : {fill_kind::random, fill_kind::probe}) {
+          cases.push_back({md({2, 16, 3, 4}, sdt, "abcd"), md({2, 16, 3, 4}, ddt, "dcba"), {},
+                           fill, seed++});
+        }
+        cases.push_back({md({1, 17, 5, 3}, sdt, "abcd"), md({1, 17, 5, 3}, ddt, "dcba"), {},
+                         fill_kind::random, seed++});
+        for (const primitive_attr& attr : attrs) {
+          cases.push_back({md({2, 16, 3, 4}, sdt, "abcd"), md({2, 16, 3, 4}, ddt, "dcba"), attr,
+                           fill_kind::random, seed++});
+          cases.push_back({md({1, 3, 2, 2}, sdt, "nchw"), md({1, 3, 2, 2}, ddt, "nChw16c"), attr,
+                           fill_kind::random, seed++});
+        }
+        if (is_integral(ddt)) {
+          cases.push_back({md({2, 16, 3, 4}, sdt, "abcd"), md({2, 16, 3, 4}, ddt, "dcba"), zp,
+                           fill_kind::random, seed++});
+        }
+        for (const reorder_case& c : cases) {
+          const bool declined = has_f64 && !(sdt == ddt && c.attr.empty());
+          const case_result r = run_case(c, gather);
+          ASSERT_EQ(r.accepted, !declined) << gather << " on " << describe(c);
+          ASSERT_EQ(r.mismatch, "") << gather << " on " << describe(c);
+        }
+      }
+    }
+  }
+}
+
 TEST(ReorderKernels, TransposesWithSrcOffCacheLinesMatchReference) {
   // When src's rows share their offset from a cache line, the transpose's strips after the first
   // start on src's lines and the AVX-512 kernel takes the columns before the line as a partial

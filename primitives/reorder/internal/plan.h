@@ -75,6 +75,11 @@ struct plan {
   // Small transposes: every strip in execution order (run_transpose then skips the task split
   // and the walk). Empty: strips are found at execution.
   std::vector<strip_call> listed_strips;
+  // The gather kernel (small problems of tiny tiles): for each dst element from gather_dst_base
+  // on, in memory order, the src element offset it takes, or -1 for padding (zero).
+  std::vector<int32_t> gather_src;
+  int64_t gather_dst_base = 0;
+  bool gather_has_padding = false;
   bool stream_stores = false;  // dst large enough that caching its lines only evicts the src
   int64_t src_bytes = 0, dst_bytes = 0;  // size_bytes() of src and dst
 
