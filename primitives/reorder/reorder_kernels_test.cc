@@ -611,7 +611,8 @@ TEST(ReorderKernels, GatherTakesSmallProblemsOfTinyTilesAndMatchesReference) {
   // 1x17x5x3) for all 81 type pairs (f64 only as a plain copy: it has no vector conversion), with
   // random and probe values; the common attributes (none, scales, an output scale, with the sum)
   // and a dst zero point for integral dst; a padded blocked dst (1x3x2x2 into nChw16c: 13 of
-  // each 16-element block are padding, zero whatever the attributes).
+  // each 16-element block are padding, zero whatever the attributes). And nchw -> nhwc (tiles
+  // of 192): taken for conversions (at most 512 elements, no padding), not for bit copies.
   std::vector<primitive_attr> attrs = common_transpose_attrs();
   primitive_attr zp = scales(0, -1);
   zp.dst_zero_points = quant_param{.mask = 0};
@@ -643,6 +644,15 @@ TEST(ReorderKernels, GatherTakesSmallProblemsOfTinyTilesAndMatchesReference) {
           const bool declined = has_f64 && !(sdt == ddt && c.attr.empty());
           const case_result r = run_case(c, gather);
           ASSERT_EQ(r.accepted, !declined) << gather << " on " << describe(c);
+          ASSERT_EQ(r.mismatch, "") << gather << " on " << describe(c);
+        }
+        // Tiles of 192 (nchw -> nhwc): conversions of up to 512 elements only.
+        for (const primitive_attr& attr : {primitive_attr{}, attrs[1]}) {
+          const reorder_case c{md({2, 16, 3, 4}, sdt, "nchw"), md({2, 16, 3, 4}, ddt, "nhwc"),
+                               attr, fill_kind::random, seed++};
+          const case_result r = run_case(c, gather);
+          ASSERT_EQ(r.accepted, !has_f64 && !(sdt == ddt && attr.empty()))
+              << gather << " on " << describe(c);
           ASSERT_EQ(r.mismatch, "") << gather << " on " << describe(c);
         }
       }

@@ -576,7 +576,8 @@ absl::Status accept_transpose(plan& p, const vector_kernels* vk) {
 // chunks through a local block, and converts each chunk with the ISA's contiguous conversion
 // (the convert kernel's lanes: bit for bit the reference). dst must be dense: its elements and
 // padding fill one range with no holes, so that chunks are contiguous.
-constexpr int64_t kMaxGatherElements = 4096, kMaxGatherTile = 64, kGatherChunk = 256;
+constexpr int64_t kMaxGatherElements = 4096, kMaxGatherTile = 64, kMaxGatherConversion = 512,
+                  kGatherChunk = 256;
 
 template <class Bits>
 void gather_chunk(const plan& p, const char* src, int64_t i0, int64_t n, char* out) {
@@ -626,7 +627,12 @@ absl::Status accept_gather(plan& p, const vector_kernels* vk) {
     return absl::FailedPreconditionError(
         absl::StrCat(count, " dst elements: more than ", kMaxGatherElements));
   }
-  if (const nest_box* box = main_box(p)) {
+  // Conversions of up to kMaxGatherConversion elements without padding take the gather
+  // whatever their tiles: the transpose's per-strip calls and scratch cost more (driver, 1
+  // thread, 30 layout and type pairs, docs/performance_log.md, session 43).
+  const bool small_conversion =
+      !p.bit_copy && count <= kMaxGatherConversion && p.nest.padding.empty();
+  if (const nest_box* box = main_box(p); box && !small_conversion) {
     const int a = src_contiguous_node(*box);
     const bool b = !box->nodes.empty() && box->nodes.back().stride[kDst] == 1;
     if (a >= 0 && b && a != static_cast<int>(box->nodes.size()) - 1 &&
