@@ -1,10 +1,15 @@
 // exp, log, reduce_max and reduce_sum under every ISA the machine has: accuracy against double
-// precision over a dense sweep of f32 inputs, special values, and every tail length.
+// precision over a dense sweep of f32 inputs, special values, and every tail length; and tail.h's
+// partial loads and stores.
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <string>
@@ -32,6 +37,7 @@ struct arch_kernels {
   float (*max)(const float*, int64_t);
   float (*sum)(const float*, int64_t);
   int width;  // f32 lanes per batch
+  int (*tail)(internal::tail_lanes, const void*, int, void*, void*);
 };
 
 template <class Arch>
@@ -41,7 +47,7 @@ arch_kernels kernels_of(const char* name) {
           &internal::exp_minus_nearby_kernel<Arch>,
           &internal::exp_minus_nearby_lanes_kernel<Arch>, &internal::log_kernel<Arch>,
           &internal::max_kernel<Arch>, &internal::sum_kernel<Arch>,
-          f32_lanes<Arch>};
+          f32_lanes<Arch>, &internal::tail_kernel<Arch>};
 }
 
 std::vector<arch_kernels> every_arch() {
@@ -99,6 +105,42 @@ exp_errors worst_exp_errors(void (*exp)(const float*, float*, int64_t),
   y.resize(xs.size());
   exp(xs.data(), y.data(), static_cast<int64_t>(xs.size()));
   return tally_exp_errors(xs, y, 0.0);
+}
+
+TEST(Tail, PartialLoadsAndStoresTouchOnlyTheirLanesOnEveryIsa) {
+  // Every lane type and count 0..W: the src lanes end where a page with no access begins (a
+  // read past them faults), the loaded lanes past count are 0, and the partial store leaves
+  // the bytes past its lanes as they were.
+  const long page = sysconf(_SC_PAGESIZE);
+  void* map = mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(map, MAP_FAILED);
+  auto* bytes = static_cast<unsigned char*>(map);
+  for (long i = 0; i < page; ++i) bytes[i] = static_cast<unsigned char>(i * 7 + 1);
+  ASSERT_EQ(mprotect(bytes + page, page, PROT_NONE), 0);
+  using internal::tail_lanes;
+  const std::pair<tail_lanes, int> kinds[] = {{tail_lanes::f32, 4}, {tail_lanes::f64, 8},
+                                              {tail_lanes::i32, 4}, {tail_lanes::i64, 8},
+                                              {tail_lanes::i16, 2}, {tail_lanes::u8, 1}};
+  for (const arch_kernels& k : every_arch()) {
+    for (auto [kind, size] : kinds) {
+      const int width = k.width * 4 / size;
+      for (int count = 0; count <= width; ++count) {
+        const unsigned char* src = bytes + page - count * size;
+        alignas(64) unsigned char full[64], partial[64];
+        std::memset(full, 0xA5, sizeof full);
+        std::memset(partial, 0xA5, sizeof partial);
+        ASSERT_EQ(k.tail(kind, src, count, full, partial), width) << k.name;
+        for (int b = 0; b < 64; ++b) {  // past the batch (b >= width * size): untouched
+          const bool lane = b < count * size, in_batch = b < width * size;
+          const unsigned char want_full = lane ? src[b] : in_batch ? 0 : 0xA5;
+          const unsigned char want_partial = lane ? src[b] : 0xA5;
+          ASSERT_EQ(full[b], want_full) << k.name << " size " << size << " count " << count;
+          ASSERT_EQ(partial[b], want_partial) << k.name << " size " << size << " count " << count;
+        }
+      }
+    }
+  }
+  munmap(map, 2 * page);
 }
 
 TEST(Exp, AccuracyOverADenseSweepOnEveryIsa) {

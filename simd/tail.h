@@ -1,6 +1,7 @@
 // Loads and stores of the first `count` lanes only: a tail never reads or writes past the end of
-// a buffer. On avx512bw these are native masked loads/stores; on avx2 and sse4_2 they copy through
-// a stack buffer.
+// a buffer. On avx512bw these are native masked loads/stores; on avx2 the 4- and 8-byte lanes
+// are `vmaskmov` / `vpmaskmov` (masked-out lanes are neither read nor written, and do not
+// fault); the rest, and sse4_2, copy through a stack buffer.
 //
 //   template <class Arch>
 //   void scale(const float* src, float* dst, int64_t n, float s) {
@@ -37,6 +38,18 @@ inline uint64_t low_lanes_mask(int count) {
   return count >= 64 ? ~uint64_t{0} : (uint64_t{1} << count) - 1;
 }
 
+#if defined(__AVX2__)
+// AVX2's lane mask of the first `count` lanes of `lane_bytes` (4 or 8) bytes: all ones in each.
+// The stack buffer it replaces cost a memcpy call and a failed store-to-load forward per tail:
+// softmax of 442 rows of 19 f32 (two vectors and a 3-lane tail) took 44 us against 26 for rows
+// of 24, 1 thread (docs/performance_log.md, session 43).
+inline __m256i avx2_low_lanes(int count, int lane_bytes) {
+  const __m256i lane = lane_bytes == 4 ? _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)
+                                       : _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3);
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(count), lane);
+}
+#endif
+
 }  // namespace internal
 
 // Batch of `count` elements from p (any 1-, 2-, 4- or 8-byte lane type xsimd has), rest 0.
@@ -59,6 +72,20 @@ xsimd::batch<T, Arch> load_partial(const T* p, int count) {
       return _mm512_maskz_loadu_epi8(static_cast<__mmask64>(m), p);
     }
   } else {
+#if defined(__AVX2__)
+    if constexpr (internal::is_avx2<Arch> && (sizeof(T) == 4 || sizeof(T) == 8)) {
+      const __m256i m = internal::avx2_low_lanes(count, sizeof(T));
+      if constexpr (std::is_same_v<T, float>) {
+        return _mm256_maskload_ps(p, m);
+      } else if constexpr (std::is_same_v<T, double>) {
+        return _mm256_maskload_pd(p, m);
+      } else if constexpr (sizeof(T) == 4) {
+        return _mm256_maskload_epi32(reinterpret_cast<const int*>(p), m);
+      } else {
+        return _mm256_maskload_epi64(reinterpret_cast<const long long*>(p), m);
+      }
+    }
+#endif
     alignas(64) T buffer[batch::size] = {};
     if (count > 0) std::memcpy(buffer, p, sizeof(T) * static_cast<size_t>(count));
     return batch::load_aligned(buffer);
@@ -85,6 +112,21 @@ void store_partial(T* p, xsimd::batch<T, Arch> v, int count) {
       _mm512_mask_storeu_epi8(p, static_cast<__mmask64>(m), v);
     }
   } else {
+#if defined(__AVX2__)
+    if constexpr (internal::is_avx2<Arch> && (sizeof(T) == 4 || sizeof(T) == 8)) {
+      const __m256i m = internal::avx2_low_lanes(count, sizeof(T));
+      if constexpr (std::is_same_v<T, float>) {
+        _mm256_maskstore_ps(p, m, v);
+      } else if constexpr (std::is_same_v<T, double>) {
+        _mm256_maskstore_pd(p, m, v);
+      } else if constexpr (sizeof(T) == 4) {
+        _mm256_maskstore_epi32(reinterpret_cast<int*>(p), m, v);
+      } else {
+        _mm256_maskstore_epi64(reinterpret_cast<long long*>(p), m, v);
+      }
+      return;
+    }
+#endif
     alignas(64) T buffer[batch::size];
     v.store_aligned(buffer);
     if (count > 0) std::memcpy(p, buffer, sizeof(T) * static_cast<size_t>(count));

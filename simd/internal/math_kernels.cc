@@ -123,6 +123,27 @@ float sum_kernel(const float* src, int64_t n) {
   return reduce_sum(s);
 }
 
+template <class Arch, class T>
+int tail_of(const void* src, int count, void* full, void* partial) {
+  const auto v = load_partial<Arch>(static_cast<const T*>(src), count);
+  v.store_unaligned(static_cast<T*>(full));
+  store_partial(static_cast<T*>(partial), v, count);
+  return static_cast<int>(xsimd::batch<T, Arch>::size);
+}
+
+template <class Arch>
+int tail_kernel(tail_lanes kind, const void* src, int count, void* full, void* partial) {
+  switch (kind) {
+    case tail_lanes::f32: return tail_of<Arch, float>(src, count, full, partial);
+    case tail_lanes::f64: return tail_of<Arch, double>(src, count, full, partial);
+    case tail_lanes::i32: return tail_of<Arch, int32_t>(src, count, full, partial);
+    case tail_lanes::i64: return tail_of<Arch, int64_t>(src, count, full, partial);
+    case tail_lanes::i16: return tail_of<Arch, int16_t>(src, count, full, partial);
+    case tail_lanes::u8: return tail_of<Arch, uint8_t>(src, count, full, partial);
+  }
+  return 0;
+}
+
 template void exp_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t);
 template void exp_nonpositive_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t);
 template bool exp_minus_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t, float, float);
@@ -137,5 +158,6 @@ template void log_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t);
 template void scaled_exp_f64_kernel<TESSERA_SIMD_ARCH>(const double*, double*, int64_t, double);
 template float max_kernel<TESSERA_SIMD_ARCH>(const float*, int64_t);
 template float sum_kernel<TESSERA_SIMD_ARCH>(const float*, int64_t);
+template int tail_kernel<TESSERA_SIMD_ARCH>(tail_lanes, const void*, int, void*, void*);
 
 }  // namespace tessera::simd::internal

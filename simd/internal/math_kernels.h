@@ -1,5 +1,6 @@
 // Array forms of exp_f32, exp_nonpositive_f32, exp_minus_f32, exp_minus_nearby_f32 (and their
-// _lanes forms), log_f32, scaled_exp_f64, reduce_max and reduce_sum, instantiated per ISA so tests
+// _lanes forms), log_f32, scaled_exp_f64, reduce_max and reduce_sum, and tail.h's partial loads and
+// stores, instantiated per ISA so tests
 // and benchmarks can run each under every ISA (math_kernels.cc).
 #ifndef TESSERA_SIMD_INTERNAL_MATH_KERNELS_H_
 #define TESSERA_SIMD_INTERNAL_MATH_KERNELS_H_
@@ -43,6 +44,13 @@ template <class Arch>
 float max_kernel(const float* src, int64_t n);
 template <class Arch>
 float sum_kernel(const float* src, int64_t n);
+
+// The lane types of tail_kernel (tail.h's load_partial / store_partial).
+enum class tail_lanes { f32, f64, i32, i64, i16, u8 };
+// load_partial of `count` lanes of `kind` from src, stored whole to `full` (the lanes past count
+// must read as 0) and by store_partial to `partial`; returns the batch's lane count.
+template <class Arch>
+int tail_kernel(tail_lanes kind, const void* src, int count, void* full, void* partial);
 
 }  // namespace tessera::simd::internal
 
