@@ -607,7 +607,7 @@ void run_gather(const plan& p, const exec_ctx& ctx) {
     }
     if (p.bit_copy) continue;
     p.convert(local, dst + i0 * ds, len, ctx.q, false);
-    if (!p.gather_has_padding) continue;
+    if (p.nest.padding.empty()) continue;
     for (int64_t i = 0; i < len; ++i) {  // padding is zero whatever the attributes
       if (p.gather_src[i0 + i] < 0) std::memset(dst + (i0 + i) * ds, 0, ds);
     }
@@ -678,7 +678,6 @@ absl::Status accept_gather(plan& p, const vector_kernels* vk) {
   if (std::find(table.begin(), table.end(), -2) != table.end()) {
     return absl::FailedPreconditionError("dst elements do not fill one dense range");
   }
-  p.gather_has_padding = std::find(table.begin(), table.end(), -1) != table.end();
   p.gather_src = std::move(table);
   p.gather_dst_base = count > 0 ? lo : 0;
   p.run = &run_gather;

@@ -79,7 +79,6 @@ struct plan {
   // on, in memory order, the src element offset it takes, or -1 for padding (zero).
   std::vector<int32_t> gather_src;
   int64_t gather_dst_base = 0;
-  bool gather_has_padding = false;
   bool stream_stores = false;  // dst large enough that caching its lines only evicts the src
   int64_t src_bytes = 0, dst_bytes = 0;  // size_bytes() of src and dst
 

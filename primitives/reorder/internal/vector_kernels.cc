@@ -1013,27 +1013,24 @@ template <class Arch, class T, class ColumnsAt>
 bool transpose_line_bands_streamed(const T* src, int64_t src_ld, T* dst,
                                    const ColumnsAt& columns_at, int64_t rows, int64_t cols,
                                    int64_t pad_rows) {
-  static_assert(sizeof(T) == 1 || sizeof(T) == 2);
+  static_assert(std::is_same_v<T, uint8_t> || std::is_same_v<T, uint16_t>);
   constexpr int64_t kTile = 16, kLineRows = 64 / sizeof(T), kRowAheadBytes = 256;
   constexpr int64_t kTallStripBytes = 512;
   if constexpr (!std::is_same_v<std::decay_t<decltype(columns_at(0, 16))>, plain_tile_columns>) {
     return false;
   } else {
     if (rows < kLineRows || !columns_at(0, 16).all_aligned64(dst, 16)) return false;
-    using Bits = std::conditional_t<sizeof(T) == 1, uint8_t, uint16_t>;
-    const auto* s = reinterpret_cast<const Bits*>(src);
-    auto* d = reinterpret_cast<Bits*>(dst);
     const int64_t full_cols = cols / kTile * kTile;
     const int64_t bands_end = rows / kLineRows * kLineRows;
-    alignas(64) Bits block[kTile * kLineRows];
+    alignas(64) T block[kTile * kLineRows];
     const bool tall = cols * int64_t{sizeof(T)} <= kTallStripBytes;
     const auto next_band_bytes = static_cast<uintptr_t>(kLineRows * src_ld * int64_t{sizeof(T)});
     for (int64_t b0 = 0; b0 < bands_end; b0 += kLineRows) {
-      const Bits* from = s + b0 * src_ld;
+      const T* from = src + b0 * src_ld;
       for (int64_t c0 = 0; c0 < full_cols; c0 += kTile) {
         if ((c0 * sizeof(T)) % 64 == 0) {  // one prefetch per line of each row
           for (int64_t r = 0; r < kLineRows; ++r) {
-            const Bits* line = from + r * src_ld + c0;
+            const T* line = from + r * src_ld + c0;
             if (tall) {  // the same line of the next band, as an address (it may be past the end)
               _mm_prefetch(
                   reinterpret_cast<const char*>(reinterpret_cast<uintptr_t>(line) + next_band_bytes),
@@ -1055,7 +1052,7 @@ bool transpose_line_bands_streamed(const T* src, int64_t src_ld, T* dst,
         const auto col = columns_at(c0, static_cast<int>(kTile));
         for (int i = 0; i < kTile; ++i) {
           const auto* line = reinterpret_cast<const __m128i*>(block + i * kLineRows);
-          auto* to = reinterpret_cast<__m128i*>(d + col(i) + b0);
+          auto* to = reinterpret_cast<__m128i*>(dst + col(i) + b0);
           for (int k = 0; k < 4; ++k) _mm_stream_si128(to + k, _mm_load_si128(line + k));
         }
       }
