@@ -396,6 +396,27 @@ TEST(ReorderKernels, LargeEightAndSixteenBitTransposesInLineBandsMatchReference)
   check_large(cases);
 }
 
+TEST(ReorderKernels, LargeHalfToFloatTransposesMatchReference) {
+  // f16 <-> f32 transposes with 8+ MiB of dst, in one pass (AVX2's 8x8 and AVX-512's 16x16 tiles
+  // widen f16 on the loads, narrow to it on the stores). nchw -> nhwc into f32 with dst on a line
+  // (AVX-512 streams its whole 64-byte rows), 16 bytes off one (plain stores), with the sum
+  // post-op (never streamed), 130-pixel rows ending in a partial column tile; f32 -> f16 nhwc ->
+  // nchw with 40 channels (a partial column tile of 8).
+  primitive_attr sum;
+  sum.sum = sum_post_op{.beta = 0.5f};
+  std::vector<reorder_case> cases{
+      {md({2, 64, 128, 130}, data_type::f16, "nchw"), md({2, 64, 128, 130}, data_type::f32, "nhwc")},
+      {md({2, 64, 128, 130}, data_type::f16, "nchw"), md({2, 64, 128, 130}, data_type::f32, "nhwc")},
+      {md({2, 64, 128, 130}, data_type::f16, "nchw"), md({2, 64, 128, 130}, data_type::f32, "nhwc"),
+       sum},
+      {md({2, 40, 256, 210}, data_type::f32, "nhwc"), md({2, 40, 256, 210}, data_type::f16, "nchw")},
+  };
+  cases[0].dst_misalign = 0;
+  cases[1].dst_misalign = 16;
+  cases[2].dst_misalign = 0;
+  check_large(cases);
+}
+
 TEST(ReorderKernels, PartialColumnTilesOfSixteenRowBlocksMatchReference) {
   // 32-bit transposes whose strips end in a partial column tile (cols % 8 = 1..7) below 16-row
   // blocks: AVX2 moves 4 of its columns as a 16x4 tile (whole 16-byte src loads) and masked
@@ -565,7 +586,7 @@ TEST(ReorderKernels, ConvertRunsWithSrcAndDstOffCacheLinesMatchReference) {
 
 // f16 and the f8 types convert through <tessera/simd/convert.h>'s lanes (F16C for f16 on avx2
 // and avx512bw): every ISA's convert kernel must take them, and its transpose too (in one pass
-// for f32 <-> f16 on AVX2, else through scratch), and match the reference bit for bit: random
+// for f32 / s32 -> f16 and f16 -> f32 on AVX2 and AVX-512, else through scratch), and match the reference bit for bit: random
 // values and the probes (Inf, NaN, ties, denormals, values past each type's range), runs around
 // the 256-element head threshold with src and dst off their lines, with and without attributes.
 TEST(ReorderKernels, HalfAndEightBitFloatsTakeTheVectorConversions) {
