@@ -326,6 +326,19 @@ TEST(ReorderKernels, LargeDestinationsWithStreamingStoresMatchReference) {
   });
 }
 
+TEST(ReorderKernels, LargeNarrowingRunsWithBothOperandsOnLinesMatchReference) {
+  // Contiguous conversions to narrower elements with 8+ MiB of dst, src and dst both on a line:
+  // AVX-512 puts src on its lines, which puts dst on its own, and streams the stores (f32 ->
+  // bf16 two vectors per 64-byte line, f32 -> u8 16-byte stores); the odd lengths end in a
+  // partial vector.
+  std::vector<reorder_case> cases{
+      {md({4, 1050001}, data_type::f32, "ab"), md({4, 1050001}, data_type::bf16, "ab")},
+      {md({4, 2100001}, data_type::f32, "ab"), md({4, 2100001}, data_type::u8, "ab")},
+  };
+  for (reorder_case& c : cases) c.src_misalign = c.dst_misalign = 0;
+  check_large(cases);
+}
+
 TEST(ReorderKernels, LargeStreamedRowsAndWideningRunsMatchReference) {
   // The one-channel nChw16c case with dst on a cache line (whole rows streamed one by one: four
   // 16-byte stores on avx2, one 64-byte store on avx512bw), and

@@ -414,12 +414,13 @@ absl::Status accept_convert(plan& p, const vector_kernels* vk) {
   p.convert = cvt;
   // Not with the sum post-op: its dst lines are in cache already (read for the old values), so a
   // non-temporal store saves no read and only evicts them (sum beta=1 32x64x56x56 cold: 0.76x ->
-  // 0.98x oneDNN, medians of 4 interleaved A/B runs). Not to narrower elements either: the
-  // kernel puts src on cache lines then, and dst's stores are not line-aligned (f32 -> bf16
-  // 32x64x56x56 cold with streamed aligned stores was 1106 us against 1038 with plain ones,
-  // medians of 15 interleaved).
-  p.stream_stores =
-      large_dst(p) && !p.attr.sum && bytes_of(p.dst.dt()) >= bytes_of(p.src.dt());
+  // 0.98x oneDNN, medians of 4 interleaved A/B runs). Into narrower elements the kernel puts
+  // src on cache lines and streams only if that puts dst on one too (convert_run_with): with
+  // dst off its lines (malloc's 16-byte offset), f32 -> bf16 32x64x56x56 cold streamed was 1106
+  // us against 1038 plain on the Zen 5 machine (medians of 15 interleaved); with both on lines,
+  // on the Intel Xeon of session 44, 4607 -> 3974 us at 1 thread, 2482 -> 2115 at 2 (medians
+  // of 9 interleaved; oneDNN 4118-4314 / 2889-2985).
+  p.stream_stores = large_dst(p) && !p.attr.sum;
   p.run = &run_convert;
   return absl::OkStatus();
 }

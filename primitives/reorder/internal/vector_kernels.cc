@@ -333,7 +333,9 @@ void convert_run_with(const S* src, D* dst, int64_t n, const quant_ptrs& q, bool
       len = std::min(w, head - i);
       partial(i, len);
     }
-    on_line = !kAlignSrc;  // dst on a line: its stores may stream
+    // dst on a line (always when it is the aligned operand; when src is, if both bases sit
+    // alike on their lines): its stores may stream.
+    on_line = reinterpret_cast<uintptr_t>(dst + i) % 64 == 0;
   }
   if constexpr (kPairStores<Arch, D>) {
 #if defined(__AVX512F__)
