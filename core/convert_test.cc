@@ -101,6 +101,24 @@ TEST(ConvertBf16, MatchesAvx512Bf16Instruction) {
   EXPECT_GT(checked, 1'000'000);
 }
 
+TEST(ConvertBf16, FromF32MatchesTheDoubleRoundingForEveryTopHalf) {
+  // from_f32<bf16> rounds with an integer addition, from_f64 through round_magnitude: the same
+  // bits for every f32 top half (every sign, exponent, NaN and Inf) with the low halves that
+  // decide the rounding: zero, the smallest, just below, at and just above the tie, the largest,
+  // and two random ones.
+  uint64_t state = 0x9E3779B97F4A7C15ull;
+  for (uint32_t top = 0; top < 0x10000u; ++top) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const uint32_t lows[] = {0x0000,       0x0001, 0x7FFF, 0x8000, 0x8001, 0xFFFF,
+                             uint32_t(state >> 48), uint32_t(state >> 32) & 0xFFFF};
+    for (uint32_t low : lows) {
+      const float f = f32_of_bits(top << 16 | low);
+      ASSERT_EQ(from_f32<bf16>(f).bits, from_f64<bf16>(static_cast<double>(f)).bits)
+          << "input bits 0x" << std::hex << (top << 16 | low);
+    }
+  }
+}
+
 TEST(ConvertBf16, EdgeCases) {
   EXPECT_EQ(from_f32<bf16>(0.f).bits, 0x0000);
   EXPECT_EQ(from_f32<bf16>(-0.f).bits, 0x8000);
