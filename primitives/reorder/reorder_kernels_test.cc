@@ -694,6 +694,58 @@ TEST(ReorderKernels, GatherTakesSmallProblemsOfTinyTilesAndMatchesReference) {
   }
 }
 
+TEST(ReorderKernels, GatherTakesPerDimensionAttributesAndMatchesReference) {
+  // Per-dimension scales and zero points (which the convert and transpose kernels decline)
+  // through every ISA's gather, required to be taken for all 64 type pairs without f64 (f64:
+  // declined, it has no conversion through f32): per-channel src scales (random and probe
+  // values), src scales over dims 0-1 with per-channel dst scales, a per-channel output scale,
+  // each on 2x16x3x4 nchw -> nhwc and abcd -> dcba; a per-channel src scale into a padded
+  // nChw16c (1x3x2x2: the padding stays zero) and on 2x64x5x5 (3200 elements, tiles of 1600);
+  // per-channel zero points on integral sides, and with the sum post-op (beta 0.5).
+  primitive_attr src_c = scales(2, -1);
+  primitive_attr src_nc_dst_c = scales(3, 2);
+  primitive_attr oscale_c;
+  oscale_c.oscale = output_scales{.mask = 2, .values = std::vector<float>(16, 0.f)};
+  for (int i = 0; i < 16; ++i) oscale_c.oscale->values[i] = 0.125f * (i % 7 + 1);
+  for (simd::isa isa : simd::cpu_isas()) {
+    const std::string gather = absl::StrCat("xsimd:", simd::name_of(isa), ":gather");
+    uint64_t seed = 1700;
+    for (data_type sdt : kTypes) {
+      for (data_type ddt : kTypes) {
+        const bool has_f64 = sdt == data_type::f64 || ddt == data_type::f64;
+        std::vector<reorder_case> cases;
+        for (const char* dtag : {"nhwc", "dcba"}) {
+          for (fill_kind fill : {fill_kind::random, fill_kind::probe}) {
+            cases.push_back({md({2, 16, 3, 4}, sdt, "nchw"), md({2, 16, 3, 4}, ddt, dtag), src_c,
+                             fill, seed++});
+          }
+          for (const primitive_attr& attr : {src_nc_dst_c, oscale_c}) {
+            cases.push_back({md({2, 16, 3, 4}, sdt, "nchw"), md({2, 16, 3, 4}, ddt, dtag), attr,
+                             fill_kind::random, seed++});
+          }
+        }
+        cases.push_back({md({1, 3, 2, 2}, sdt, "nchw"), md({1, 3, 2, 2}, ddt, "nChw16c"), src_c,
+                         fill_kind::random, seed++});
+        cases.push_back({md({2, 64, 5, 5}, sdt, "nchw"), md({2, 64, 5, 5}, ddt, "nhwc"), src_c,
+                         fill_kind::random, seed++});
+        primitive_attr zps = src_c;
+        if (is_integral(sdt)) zps.src_zero_points = quant_param{.mask = 2};
+        if (is_integral(ddt)) zps.dst_zero_points = quant_param{.mask = 3};
+        cases.push_back({md({2, 16, 3, 4}, sdt, "nchw"), md({2, 16, 3, 4}, ddt, "nhwc"), zps,
+                         fill_kind::random, seed++});
+        zps.sum = sum_post_op{.beta = 0.5f};
+        cases.push_back({md({2, 16, 3, 4}, sdt, "nchw"), md({2, 16, 3, 4}, ddt, "dcba"), zps,
+                         fill_kind::random, seed++});
+        for (const reorder_case& c : cases) {
+          const case_result r = run_case(c, gather);
+          ASSERT_EQ(r.accepted, !has_f64) << gather << " on " << describe(c);
+          ASSERT_EQ(r.mismatch, "") << gather << " on " << describe(c);
+        }
+      }
+    }
+  }
+}
+
 TEST(ReorderKernels, TransposesWithSrcOffCacheLinesMatchReference) {
   // When src's rows share their offset from a cache line, the transpose's strips after the first
   // start on src's lines and the AVX-512 kernel takes the columns before the line as a partial

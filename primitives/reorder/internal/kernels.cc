@@ -576,7 +576,10 @@ absl::Status accept_transpose(plan& p, const vector_kernels* vk) {
 // with the src element each takes (plan::gather_src); execution gathers them in dst order, in
 // chunks through a local block, and converts each chunk with the ISA's contiguous conversion
 // (the convert kernel's lanes: bit for bit the reference). dst must be dense: its elements and
-// padding fill one range with no holes, so that chunks are contiguous.
+// padding fill one range with no holes, so that chunks are contiguous. Per-dimension scales and
+// zero points (since session 44): each element's operand offsets are listed too, and a chunk is
+// widened to f32, quantized step by step (quantize_chunk) and narrowed to dst; f32 -> bf16
+// 2x16x3x4 nchw -> nhwc with per-channel src scales took 4.3-4.8 us in the strided kernel.
 constexpr int64_t kMaxGatherElements = 4096, kMaxGatherTile = 64, kMaxGatherConversion = 512,
                   kGatherChunk = 256;
 
@@ -589,6 +592,57 @@ void gather_chunk(const plan& p, const char* src, int64_t i0, int64_t n, char* o
     Bits v{};
     if (idx[i] >= 0) std::memcpy(&v, from + idx[i], sizeof(Bits));
     to[i] = v;
+  }
+}
+
+constexpr int kGatherQuantOperands = kOscale - kSrcScale + 1;
+
+// Each element's value of one quantization operand, as f32 (apply_one's static_cast).
+template <class T>
+void expand_quant(const T* values, const int32_t* offsets, int op, int64_t len, float* out) {
+  for (int64_t i = 0; i < len; ++i) {
+    out[i] = static_cast<float>(values[offsets[i * kGatherQuantOperands + (op - kSrcScale)]]);
+  }
+}
+
+// apply_one's steps in its order on a chunk of f32 values, one step over the whole chunk at a
+// time: the same operations per element, so the same bits, in loops the compiler vectorizes
+// (per element, a subnormal operand costs a microcode assist on Intel: 64 ns per scalar
+// multiplication on the Xeon of session 44, which the probe values of the driver's fill hit).
+void quantize_chunk(const plan& p, const exec_ctx& ctx, int64_t i0, int64_t len, char* dst_chunk,
+                    float* x) {
+  const quant_ptrs& q = ctx.q;
+  const int32_t* off = p.gather_quant.data() + i0 * kGatherQuantOperands;
+  alignas(64) float v[kGatherChunk];
+  if (q.src_zp) {
+    expand_quant(q.src_zp, off, kSrcZp, len, v);
+    for (int64_t i = 0; i < len; ++i) x[i] -= v[i];
+  }
+  if (q.src_scale) {
+    expand_quant(q.src_scale, off, kSrcScale, len, v);
+    for (int64_t i = 0; i < len; ++i) x[i] *= v[i];
+  }
+  if (q.oscale) {
+    expand_quant(q.oscale, off, kOscale, len, v);
+    for (int64_t i = 0; i < len; ++i) x[i] *= v[i];
+  }
+  if (q.has_sum) {
+    alignas(64) float old[kGatherChunk];
+    p.gather_dst_to_f32(dst_chunk, old, len, quant_ptrs{}, false);
+    if (q.dst_zp) {
+      expand_quant(q.dst_zp, off, kDstZp, len, v);
+    } else {
+      std::fill(v, v + len, static_cast<float>(q.sum_zp));
+    }
+    for (int64_t i = 0; i < len; ++i) x[i] += q.beta * (old[i] - v[i]);
+  }
+  if (q.dst_scale) {
+    expand_quant(q.dst_scale, off, kDstScale, len, v);
+    for (int64_t i = 0; i < len; ++i) x[i] /= v[i];
+  }
+  if (q.dst_zp) {
+    expand_quant(q.dst_zp, off, kDstZp, len, v);
+    for (int64_t i = 0; i < len; ++i) x[i] += v[i];
   }
 }
 
@@ -607,7 +661,14 @@ void run_gather(const plan& p, const exec_ctx& ctx) {
       default: gather_chunk<uint64_t>(p, ctx.src, i0, len, out); break;
     }
     if (p.bit_copy) continue;
-    p.convert(local, dst + i0 * ds, len, ctx.q, false);
+    if (p.gather_quant.empty()) {
+      p.convert(local, dst + i0 * ds, len, ctx.q, false);
+    } else {
+      alignas(64) float x[kGatherChunk];
+      p.gather_src_to_f32(local, x, len, quant_ptrs{}, false);
+      quantize_chunk(p, ctx, i0, len, dst + i0 * ds, x);
+      p.gather_f32_to_dst(x, dst + i0 * ds, len, quant_ptrs{}, false);
+    }
     if (p.nest.padding.empty()) continue;
     for (int64_t i = 0; i < len; ++i) {  // padding is zero whatever the attributes
       if (p.gather_src[i0 + i] < 0) std::memset(dst + (i0 + i) * ds, 0, ds);
@@ -617,8 +678,9 @@ void run_gather(const plan& p, const exec_ctx& ctx) {
 
 absl::Status accept_gather(plan& p, const vector_kernels* vk) {
   TESSERA_RETURN_IF_ERROR(need_nest(p));
-  if (!all_quant_common(p)) {
-    return absl::FailedPreconditionError("per-dimension scales or zero points");
+  const bool per_dim = !all_quant_common(p);
+  if (per_dim && p.bit_copy) {
+    return absl::FailedPreconditionError("per-dimension attributes on a bit copy");
   }
   int64_t count = 0;
   for (const auto* boxes : {&p.nest.data, &p.nest.padding}) {
@@ -633,7 +695,9 @@ absl::Status accept_gather(plan& p, const vector_kernels* vk) {
   // thread, 30 layout and type pairs, docs/performance_log.md, session 43).
   const bool small_conversion =
       !p.bit_copy && count <= kMaxGatherConversion && p.nest.padding.empty();
-  if (const nest_box* box = main_box(p); box && !small_conversion) {
+  // Per-dimension attributes: the transpose and convert kernels decline them, and the strided
+  // kernel takes them one element at a time, so the gather takes every size it allows.
+  if (const nest_box* box = main_box(p); box && !small_conversion && !per_dim) {
     const int a = src_contiguous_node(*box);
     const bool b = !box->nodes.empty() && box->nodes.back().stride[kDst] == 1;
     if (a >= 0 && b && a != static_cast<int>(box->nodes.size()) - 1 &&
@@ -650,6 +714,15 @@ absl::Status accept_gather(plan& p, const vector_kernels* vk) {
           "no vector conversion ", name_of(p.src.dt()), " -> ", name_of(p.dst.dt())));
     }
   }
+  if (per_dim) {
+    // Per-dimension quantization in f32 between exact conversions (f64 has none: not here).
+    p.gather_src_to_f32 = vk->find_convert_run(p.src.dt(), data_type::f32);
+    p.gather_dst_to_f32 = vk->find_convert_run(p.dst.dt(), data_type::f32);
+    p.gather_f32_to_dst = vk->find_convert_run(data_type::f32, p.dst.dt());
+    if (!p.gather_src_to_f32 || !p.gather_dst_to_f32 || !p.gather_f32_to_dst) {
+      return absl::FailedPreconditionError("per-dimension attributes: no conversion through f32");
+    }
+  }
   // Every dst element (data and padding) once, src offsets within int32.
   int64_t lo = INT64_MAX, hi = INT64_MIN;
   for (const auto* boxes : {&p.nest.data, &p.nest.padding}) {
@@ -664,11 +737,18 @@ absl::Status accept_gather(plan& p, const vector_kernels* vk) {
     return absl::FailedPreconditionError("dst elements do not fill one dense range");
   }
   std::vector<int32_t> table(static_cast<size_t>(count), -2);
+  std::vector<int32_t> quant(per_dim ? static_cast<size_t>(count) * kGatherQuantOperands : 0, 0);
   bool fits = true;
   for (const nest_box& box : p.nest.data) {
     walk(box, box.nodes.size(), 0, box.elements(), [&](const strides_t& off) {
       if (off[kSrc] < 0 || off[kSrc] > INT32_MAX) fits = false;
       table[off[kDst] - lo] = static_cast<int32_t>(off[kSrc]);
+      if (!per_dim) return;
+      // Operand offsets are below the operand's element count: at most the dst's (count).
+      for (int op = kSrcScale; op <= kOscale; ++op) {
+        quant[(off[kDst] - lo) * kGatherQuantOperands + (op - kSrcScale)] =
+            static_cast<int32_t>(off[op]);
+      }
     });
   }
   for (const nest_box& box : p.nest.padding) {
@@ -680,6 +760,7 @@ absl::Status accept_gather(plan& p, const vector_kernels* vk) {
     return absl::FailedPreconditionError("dst elements do not fill one dense range");
   }
   p.gather_src = std::move(table);
+  p.gather_quant = std::move(quant);
   p.gather_dst_base = count > 0 ? lo : 0;
   p.run = &run_gather;
   p.run_writes_padding = true;

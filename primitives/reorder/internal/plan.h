@@ -79,6 +79,14 @@ struct plan {
   // on, in memory order, the src element offset it takes, or -1 for padding (zero).
   std::vector<int32_t> gather_src;
   int64_t gather_dst_base = 0;
+  // With per-dimension quantization: each dst element's offsets into the five quantization
+  // operands (kSrcScale .. kOscale, kGatherQuantOperands per element; 0 for padding), and the
+  // exact conversions around the f32 arithmetic (src -> f32, dst -> f32 for the sum's old
+  // values, f32 -> dst). Empty / null when the quantization is common.
+  std::vector<int32_t> gather_quant;
+  convert_run_fn* gather_src_to_f32 = nullptr;
+  convert_run_fn* gather_dst_to_f32 = nullptr;
+  convert_run_fn* gather_f32_to_dst = nullptr;
   bool stream_stores = false;  // dst large enough that caching its lines only evicts the src
   int64_t src_bytes = 0, dst_bytes = 0;  // size_bytes() of src and dst
 
