@@ -639,6 +639,19 @@ TEST(ReorderKernels, HalfAndEightBitFloatsTakeTheVectorConversions) {
   }
 }
 
+// Calls f(gather, sdt, ddt, has_f64) for every ISA's gather kernel name and every type pair.
+template <class F>
+void for_each_gather_and_type_pair(const F& f) {
+  for (simd::isa isa : simd::cpu_isas()) {
+    const std::string gather = absl::StrCat("xsimd:", simd::name_of(isa), ":gather");
+    for (data_type sdt : kTypes) {
+      for (data_type ddt : kTypes) {
+        f(gather, sdt, ddt, sdt == data_type::f64 || ddt == data_type::f64);
+      }
+    }
+  }
+}
+
 TEST(ReorderKernels, GatherTakesSmallProblemsOfTinyTilesAndMatchesReference) {
   // Small problems whose transpose tiles would have fewer than 64 elements, required to be taken
   // by every ISA's gather kernel: full reversals (abcd -> dcba: tiles of 2 x 4 and 1 x 3 with a
@@ -651,47 +664,42 @@ TEST(ReorderKernels, GatherTakesSmallProblemsOfTinyTilesAndMatchesReference) {
   primitive_attr zp = scales(0, -1);
   zp.dst_zero_points = quant_param{.mask = 0};
   zp.sum = sum_post_op{.beta = 0.5f};
-  for (simd::isa isa : simd::cpu_isas()) {
-    const std::string gather = absl::StrCat("xsimd:", simd::name_of(isa), ":gather");
-    uint64_t seed = 1300;
-    for (data_type sdt : kTypes) {
-      for (data_type ddt : kTypes) {
-        const bool has_f64 = sdt == data_type::f64 || ddt == data_type::f64;
-        std::vector<reorder_case> cases;
-        for (fill_kind fill : {fill_kind::random, fill_kind::probe}) {
-          cases.push_back({md({2, 16, 3, 4}, sdt, "abcd"), md({2, 16, 3, 4}, ddt, "dcba"), {},
-                           fill, seed++});
-        }
-        cases.push_back({md({1, 17, 5, 3}, sdt, "abcd"), md({1, 17, 5, 3}, ddt, "dcba"), {},
-                         fill_kind::random, seed++});
-        for (const primitive_attr& attr : attrs) {
-          cases.push_back({md({2, 16, 3, 4}, sdt, "abcd"), md({2, 16, 3, 4}, ddt, "dcba"), attr,
-                           fill_kind::random, seed++});
-          cases.push_back({md({1, 3, 2, 2}, sdt, "nchw"), md({1, 3, 2, 2}, ddt, "nChw16c"), attr,
-                           fill_kind::random, seed++});
-        }
-        if (is_integral(ddt)) {
-          cases.push_back({md({2, 16, 3, 4}, sdt, "abcd"), md({2, 16, 3, 4}, ddt, "dcba"), zp,
-                           fill_kind::random, seed++});
-        }
-        for (const reorder_case& c : cases) {
-          const bool declined = has_f64 && !(sdt == ddt && c.attr.empty());
-          const case_result r = run_case(c, gather);
-          ASSERT_EQ(r.accepted, !declined) << gather << " on " << describe(c);
-          ASSERT_EQ(r.mismatch, "") << gather << " on " << describe(c);
-        }
-        // Tiles of 192 (nchw -> nhwc): conversions of up to 512 elements only.
-        for (const primitive_attr& attr : {primitive_attr{}, attrs[1]}) {
-          const reorder_case c{md({2, 16, 3, 4}, sdt, "nchw"), md({2, 16, 3, 4}, ddt, "nhwc"),
-                               attr, fill_kind::random, seed++};
-          const case_result r = run_case(c, gather);
-          ASSERT_EQ(r.accepted, !has_f64 && !(sdt == ddt && attr.empty()))
-              << gather << " on " << describe(c);
-          ASSERT_EQ(r.mismatch, "") << gather << " on " << describe(c);
-        }
-      }
+  uint64_t seed = 1300;
+  for_each_gather_and_type_pair([&](const std::string& gather, data_type sdt, data_type ddt,
+                                    bool has_f64) {
+    std::vector<reorder_case> cases;
+    for (fill_kind fill : {fill_kind::random, fill_kind::probe}) {
+      cases.push_back({md({2, 16, 3, 4}, sdt, "abcd"), md({2, 16, 3, 4}, ddt, "dcba"), {},
+                       fill, seed++});
     }
-  }
+    cases.push_back({md({1, 17, 5, 3}, sdt, "abcd"), md({1, 17, 5, 3}, ddt, "dcba"), {},
+                     fill_kind::random, seed++});
+    for (const primitive_attr& attr : attrs) {
+      cases.push_back({md({2, 16, 3, 4}, sdt, "abcd"), md({2, 16, 3, 4}, ddt, "dcba"), attr,
+                       fill_kind::random, seed++});
+      cases.push_back({md({1, 3, 2, 2}, sdt, "nchw"), md({1, 3, 2, 2}, ddt, "nChw16c"), attr,
+                       fill_kind::random, seed++});
+    }
+    if (is_integral(ddt)) {
+      cases.push_back({md({2, 16, 3, 4}, sdt, "abcd"), md({2, 16, 3, 4}, ddt, "dcba"), zp,
+                       fill_kind::random, seed++});
+    }
+    for (const reorder_case& c : cases) {
+      const bool declined = has_f64 && !(sdt == ddt && c.attr.empty());
+      const case_result r = run_case(c, gather);
+      ASSERT_EQ(r.accepted, !declined) << gather << " on " << describe(c);
+      ASSERT_EQ(r.mismatch, "") << gather << " on " << describe(c);
+    }
+    // Tiles of 192 (nchw -> nhwc): conversions of up to 512 elements only.
+    for (const primitive_attr& attr : {primitive_attr{}, attrs[1]}) {
+      const reorder_case c{md({2, 16, 3, 4}, sdt, "nchw"), md({2, 16, 3, 4}, ddt, "nhwc"),
+                           attr, fill_kind::random, seed++};
+      const case_result r = run_case(c, gather);
+      ASSERT_EQ(r.accepted, !has_f64 && !(sdt == ddt && attr.empty()))
+          << gather << " on " << describe(c);
+      ASSERT_EQ(r.mismatch, "") << gather << " on " << describe(c);
+    }
+  });
 }
 
 TEST(ReorderKernels, GatherTakesPerDimensionAttributesAndMatchesReference) {
@@ -707,43 +715,38 @@ TEST(ReorderKernels, GatherTakesPerDimensionAttributesAndMatchesReference) {
   primitive_attr oscale_c;
   oscale_c.oscale = output_scales{.mask = 2, .values = std::vector<float>(16, 0.f)};
   for (int i = 0; i < 16; ++i) oscale_c.oscale->values[i] = 0.125f * (i % 7 + 1);
-  for (simd::isa isa : simd::cpu_isas()) {
-    const std::string gather = absl::StrCat("xsimd:", simd::name_of(isa), ":gather");
-    uint64_t seed = 1700;
-    for (data_type sdt : kTypes) {
-      for (data_type ddt : kTypes) {
-        const bool has_f64 = sdt == data_type::f64 || ddt == data_type::f64;
-        std::vector<reorder_case> cases;
-        for (const char* dtag : {"nhwc", "dcba"}) {
-          for (fill_kind fill : {fill_kind::random, fill_kind::probe}) {
-            cases.push_back({md({2, 16, 3, 4}, sdt, "nchw"), md({2, 16, 3, 4}, ddt, dtag), src_c,
-                             fill, seed++});
-          }
-          for (const primitive_attr& attr : {src_nc_dst_c, oscale_c}) {
-            cases.push_back({md({2, 16, 3, 4}, sdt, "nchw"), md({2, 16, 3, 4}, ddt, dtag), attr,
-                             fill_kind::random, seed++});
-          }
-        }
-        cases.push_back({md({1, 3, 2, 2}, sdt, "nchw"), md({1, 3, 2, 2}, ddt, "nChw16c"), src_c,
+  uint64_t seed = 1700;
+  for_each_gather_and_type_pair([&](const std::string& gather, data_type sdt, data_type ddt,
+                                    bool has_f64) {
+    std::vector<reorder_case> cases;
+    for (const char* dtag : {"nhwc", "dcba"}) {
+      for (fill_kind fill : {fill_kind::random, fill_kind::probe}) {
+        cases.push_back({md({2, 16, 3, 4}, sdt, "nchw"), md({2, 16, 3, 4}, ddt, dtag), src_c,
+                         fill, seed++});
+      }
+      for (const primitive_attr& attr : {src_nc_dst_c, oscale_c}) {
+        cases.push_back({md({2, 16, 3, 4}, sdt, "nchw"), md({2, 16, 3, 4}, ddt, dtag), attr,
                          fill_kind::random, seed++});
-        cases.push_back({md({2, 64, 5, 5}, sdt, "nchw"), md({2, 64, 5, 5}, ddt, "nhwc"), src_c,
-                         fill_kind::random, seed++});
-        primitive_attr zps = src_c;
-        if (is_integral(sdt)) zps.src_zero_points = quant_param{.mask = 2};
-        if (is_integral(ddt)) zps.dst_zero_points = quant_param{.mask = 3};
-        cases.push_back({md({2, 16, 3, 4}, sdt, "nchw"), md({2, 16, 3, 4}, ddt, "nhwc"), zps,
-                         fill_kind::random, seed++});
-        zps.sum = sum_post_op{.beta = 0.5f};
-        cases.push_back({md({2, 16, 3, 4}, sdt, "nchw"), md({2, 16, 3, 4}, ddt, "dcba"), zps,
-                         fill_kind::random, seed++});
-        for (const reorder_case& c : cases) {
-          const case_result r = run_case(c, gather);
-          ASSERT_EQ(r.accepted, !has_f64) << gather << " on " << describe(c);
-          ASSERT_EQ(r.mismatch, "") << gather << " on " << describe(c);
-        }
       }
     }
-  }
+    cases.push_back({md({1, 3, 2, 2}, sdt, "nchw"), md({1, 3, 2, 2}, ddt, "nChw16c"), src_c,
+                     fill_kind::random, seed++});
+    cases.push_back({md({2, 64, 5, 5}, sdt, "nchw"), md({2, 64, 5, 5}, ddt, "nhwc"), src_c,
+                     fill_kind::random, seed++});
+    primitive_attr zps = src_c;
+    if (is_integral(sdt)) zps.src_zero_points = quant_param{.mask = 2};
+    if (is_integral(ddt)) zps.dst_zero_points = quant_param{.mask = 3};
+    cases.push_back({md({2, 16, 3, 4}, sdt, "nchw"), md({2, 16, 3, 4}, ddt, "nhwc"), zps,
+                     fill_kind::random, seed++});
+    zps.sum = sum_post_op{.beta = 0.5f};
+    cases.push_back({md({2, 16, 3, 4}, sdt, "nchw"), md({2, 16, 3, 4}, ddt, "dcba"), zps,
+                     fill_kind::random, seed++});
+    for (const reorder_case& c : cases) {
+      const case_result r = run_case(c, gather);
+      ASSERT_EQ(r.accepted, !has_f64) << gather << " on " << describe(c);
+      ASSERT_EQ(r.mismatch, "") << gather << " on " << describe(c);
+    }
+  });
 }
 
 TEST(ReorderKernels, TransposesWithSrcOffCacheLinesMatchReference) {
