@@ -678,10 +678,7 @@ void run_gather(const plan& p, const exec_ctx& ctx) {
 
 absl::Status accept_gather(plan& p, const vector_kernels* vk) {
   TESSERA_RETURN_IF_ERROR(need_nest(p));
-  const bool per_dim = !all_quant_common(p);
-  if (per_dim && p.bit_copy) {
-    return absl::FailedPreconditionError("per-dimension attributes on a bit copy");
-  }
+  const bool per_dim = !all_quant_common(p);  // never a bit copy: that has no attributes
   int64_t count = 0;
   for (const auto* boxes : {&p.nest.data, &p.nest.padding}) {
     for (const nest_box& box : *boxes) count += box.elements();

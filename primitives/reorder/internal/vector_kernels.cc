@@ -410,31 +410,29 @@ inline constexpr int kRegisterTile =
   }
 }
 
-// Loads rows [0, rn) of cn lanes (masked: no access past them), zeros elsewhere, and transposes.
-[[gnu::always_inline]] inline void load_transposed(const float* src, int64_t src_ld, int rn, int cn, __m512 r[16]) {
-  if (rn == 16 && cn == 16) {
-    for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(src + i * src_ld);
-  } else {
-    const __mmask16 m = static_cast<__mmask16>((1u << cn) - 1);
-    for (int i = 0; i < 16; ++i) {
-      r[i] = i < rn ? _mm512_maskz_loadu_ps(m, src + i * src_ld) : _mm512_setzero_ps();
-    }
-  }
-  transpose_registers(r);
+// One row of 16 lanes as f32: f32 bits, or f16 widened by vcvtph2ps (exact); with a mask, the
+// lanes past it are zero and not read.
+[[gnu::always_inline]] inline __m512 load_row(const float* p) { return _mm512_loadu_ps(p); }
+[[gnu::always_inline]] inline __m512 load_row(const float* p, __mmask16 m) {
+  return _mm512_maskz_loadu_ps(m, p);
+}
+[[gnu::always_inline]] inline __m512 load_row(const f16* p) {
+  return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+}
+[[gnu::always_inline]] inline __m512 load_row(const f16* p, __mmask16 m) {
+  return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, p));
 }
 
-// load_transposed of f16 rows, widened to f32 by vcvtph2ps (exact) before the transpose.
-[[gnu::always_inline]] inline void load_transposed(const f16* src, int64_t src_ld, int rn, int cn,
+// Loads rows [0, rn) of cn lanes (masked: no access past them), zeros elsewhere, and transposes.
+template <class T>
+[[gnu::always_inline]] inline void load_transposed(const T* src, int64_t src_ld, int rn, int cn,
                                                    __m512 r[16]) {
   if (rn == 16 && cn == 16) {
-    for (int i = 0; i < 16; ++i) {
-      r[i] = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i * src_ld)));
-    }
+    for (int i = 0; i < 16; ++i) r[i] = load_row(src + i * src_ld);
   } else {
     const __mmask16 m = static_cast<__mmask16>((1u << cn) - 1);
     for (int i = 0; i < 16; ++i) {
-      r[i] = i < rn ? _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, src + i * src_ld))
-                    : _mm512_setzero_ps();
+      r[i] = i < rn ? load_row(src + i * src_ld, m) : _mm512_setzero_ps();
     }
   }
   transpose_registers(r);
