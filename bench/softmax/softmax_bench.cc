@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -42,6 +43,9 @@ struct problem {
   int axis;
   std::vector<int> order;  // plain layout, dims outermost first; empty: blocked16 on dim 1
   bool blocked16 = false;
+  // Forward f32 rows of an attention score matrix under a causal mask: in row r (of the rows
+  // along dims[0]) the elements past r are -Inf, half the tensor.
+  bool causal = false;
 };
 
 memory_desc make_md(const problem& p) {
@@ -93,6 +97,7 @@ std::vector<problem> problems() {
   v.push_back({"softmax_bwd_f32_nchw_32x1000x7x7_axis1", true, A::softmax, {32, 1000, 7, 7}, f32, 1, {}});
   v.push_back({"softmax_bwd_f32_nhwc_32x1000x7x7_axis1", true, A::softmax, {32, 1000, 7, 7}, f32, 1, {0, 2, 3, 1}});
   v.push_back({"softmax_fwd_bf16_1024x1000", false, A::softmax, {1024, 1000}, data_type::bf16, 1, {}});
+  v.push_back({"softmax_fwd_f32_causal_1024x1024", false, A::softmax, {1024, 1024}, f32, 1, {}, false, true});
   return v;
 }
 
@@ -227,7 +232,7 @@ class exp_floor {
 // Whether the "exp" impl applies: a forward f32 problem whose axis is dense (stride 1), so that
 // its rows are contiguous runs of dims[axis] elements.
 bool has_exp_floor(const problem& p, const memory_desc& md) {
-  return !p.backward && p.dt == data_type::f32 && !p.blocked16 &&
+  return !p.backward && p.dt == data_type::f32 && !p.blocked16 && !p.causal &&
          md.is_dense() && md.blocking().strides[p.axis] == 1;
 }
 
@@ -279,6 +284,14 @@ void run_bench(benchmark::State& state, const problem& p, const std::string& imp
     // dst of a logsoftmax: at most 0 (the fill's [-5, 5) moved to [-10, 0)).
     float* y = reinterpret_cast<float*>(buf.in0.data());
     for (size_t i = 0; i < bytes / 4; ++i) y[i] -= 5.f;
+  }
+  if (p.causal) {
+    float* x = reinterpret_cast<float*>(buf.in0.data());
+    const dim_t len = p.dims[1];
+    for (dim_t r = 0; r < p.dims[0]; ++r) {
+      std::fill(x + r * len + std::min(r + 1, len), x + (r + 1) * len,
+                -std::numeric_limits<float>::infinity());
+    }
   }
   scoped_num_threads scope(threads);
   onednn_peer::set_num_threads(threads);

@@ -153,7 +153,7 @@ void forward_four_rows(const kernel_args& k, dim_t row0, bool prefetch_next) {
     if (tail) {
       for (int j = 0; j < R; ++j) {
         const auto inside = lane_index<A>() < F(static_cast<float>(tail));
-        const F e = ::tessera::simd::select(inside, exp_of(j, load_partial<A>(src[j] + off, tail, 0.f)),
+        const F e = ::tessera::simd::select(inside, exp_of(j, load_partial<A>(src[j] + off, tail, m[j])),
                                             F(0.f));
         simd::store_f32(dst[j] + off, e, tail);
         part[j] = part[j] + e;
@@ -186,10 +186,11 @@ void forward_four_rows(const kernel_args& k, dim_t row0, bool prefetch_next) {
   }
 }
 
-// Elements i .. i + lanes of p (lanes <= W; the other lanes 0).
+// Elements i .. i + lanes of p (lanes <= W; the other lanes fill's: an exp's input fills with
+// the max, see load_partial).
 template <class A, class T>
-vf<A> load_lanes(const T* p, int lanes) {
-  return lanes == kWidth<A> ? simd::load_f32<A>(p) : load_partial<A>(p, lanes, 0.f);
+vf<A> load_lanes(const T* p, int lanes, vf<A> fill = vf<A>(0.f)) {
+  return lanes == kWidth<A> ? simd::load_f32<A>(p) : load_partial<A>(p, lanes, fill);
 }
 
 // The max and the min of a row (NaNs skipped: maxps / minps return their second operand).
@@ -370,7 +371,7 @@ pair_ranges forward_row_pair(const kernel_args& k, dim_t row, pair_ranges given,
     }
   };
   auto step = [&](auto&& exp_of, int r, dim_t i, int rest) __attribute__((always_inline)) {
-    F x = rest == W ? simd::load_f32<A>(src[r] + i) : load_partial<A>(src[r] + i, rest, neg_inf);
+    F x = rest == W ? simd::load_f32<A>(src[r] + i) : load_partial<A>(src[r] + i, rest, m[r]);
     F e = exp_of(r, x);
     if (rest != W) {
       const auto inside = lane_index<A>() < F(static_cast<float>(rest));
@@ -497,7 +498,8 @@ void forward_dense_rows(const kernel_args& k, dim_t begin, dim_t end) {
     exp_choice c;
     c.max = mx;
     if constexpr (kWithMin) {
-      c.minus = simd::exp_minus_f32<A>::make(mx, mn);
+      // exp_minus_f32 computes every exp, the underflowing ones too (kExpZeroBelow).
+      if (mn >= mx - kExpZeroBelow) c.minus = simd::exp_minus_f32<A>::make(mx, mn);
       if (!c.minus) c.nearby = simd::exp_minus_nearby_f32<A>::make(mx, mn);
       c.dominates = !c.minus && !c.nearby && max_dominates(mx, mn);
     }
@@ -647,10 +649,9 @@ void forward_dense_rows(const kernel_args& k, dim_t begin, dim_t end) {
         }
         for (; i < n; i += W) {
           const int rest = static_cast<int>(std::min<dim_t>(W, n - i));
-          F x = rest == W ? simd::load_f32<A>(p + i) : load_partial<A>(p + i, rest, neg_inf);
+          F x = rest == W ? simd::load_f32<A>(p + i) : load_partial<A>(p + i, rest, m);
           F e = exp_of(x);
-          // Lanes past the row hold -Inf: exp gives 0 or NaN (-Inf - max, or Fast2Sum's
-          // -Inf + Inf); both are replaced by 0.
+          // Lanes past the row hold the max (load_partial); their exps are replaced by 0.
           if (rest != W) {
             const auto inside = lane_index<A>() < F(static_cast<float>(rest));
             e = ::tessera::simd::select(inside, e, F(0.f));
@@ -720,7 +721,7 @@ void forward_dense_rows(const kernel_args& k, dim_t begin, dim_t end) {
         });
       } else {
         found = last_sweep<A, kWithMin>(q, n, ahead, [&](dim_t i, int lanes) {
-          return exp_diff<A>(load_lanes<A>(p + i, lanes), m) * inv;
+          return exp_diff<A>(load_lanes<A>(p + i, lanes, m), m) * inv;
         });
       }
     });

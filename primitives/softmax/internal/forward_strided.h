@@ -67,7 +67,7 @@ void forward_interleaved(const kernel_args& k, dim_t base, dim_t part_begin = 0,
   std::optional<lanes_exp<A>> fast;
   auto choose_exp = [&](F& m, F lo) {
     if (inf_as_zero) m = settle_all_minus_inf<A>(m);
-    if constexpr (kHasLanesExp<A>) fast = lanes_exp<A>::make(m, lo);
+    if constexpr (kHasLanesExp<A>) fast = make_lanes_exp<A>(m, lo);
   };
   auto with_exp = [&](F m, auto&& f) {
     if constexpr (kHasLanesExp<A>) {
@@ -132,7 +132,7 @@ void forward_interleaved(const kernel_args& k, dim_t base, dim_t part_begin = 0,
     }
     if (tail) {
       const auto inside = lane_index<A>() < F(static_cast<float>(tail));
-      const F x = load_partial<A>(src + full, tail, 0.f);
+      const F x = load_partial<A>(src + full, tail, m);  // the max: see load_partial
       const F e = ::tessera::simd::select(inside, exp_of(x), F(0.f));
       accumulate(::tessera::simd::select(inside, x, F(std::numeric_limits<float>::quiet_NaN())), e);
       if constexpr (keep) simd::store_f32(dst + full, e, tail);
@@ -164,7 +164,7 @@ void forward_interleaved(const kernel_args& k, dim_t base, dim_t part_begin = 0,
       else return src;
     }();
     for (dim_t i = e0; i < full; i += W) simd::store_f32(dst + i, finish(simd::load_f32<A>(in + i)));
-    if (tail) simd::store_f32(dst + full, finish(load_partial<A>(in + full, tail, 0.f)), tail);
+    if (tail) simd::store_f32(dst + full, finish(load_partial<A>(in + full, tail, m)), tail);
   };
   auto scale_of = [&](const row_total (&t)[W]) {
     alignas(64) float pat[W];
@@ -317,7 +317,7 @@ void sweep_lane_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int
   auto choose_exp = [&]() __attribute__((always_inline)) {
     if constexpr (kFindsMin) {
       for (int v = 0; v < NV && all_nearby; ++v) {
-        nearby[v] = lanes_exp<A>::make(m[v], lo[v]);
+        nearby[v] = make_lanes_exp<A>(m[v], lo[v]);
         all_nearby = nearby[v].has_value();
       }
     }

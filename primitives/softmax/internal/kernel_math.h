@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -62,20 +63,38 @@ vf<A> load_partial(const T* p, int n, float fill) {
   return ::tessera::simd::select(lane_index<A>() < vf<A>(static_cast<float>(n)), v, vf<A>(fill));
 }
 
+// The first n elements, the other lanes fill's. The exps' partial vectors fill with the row's
+// max, whose exp is 1: the lanes past the row's end are selected to 0 afterwards, but the -Inf
+// (or 0, for a max above 88) they held went through an exp that underflows, and Intel cores
+// handle underflow in microcode (~60 ns a vector): rows of 442 x 15 took 3x rows of 442 x 16.
+template <class A, class T>
+vf<A> load_partial(const T* p, int n, vf<A> fill) {
+  return ::tessera::simd::select(lane_index<A>() < vf<A>(static_cast<float>(n)),
+                                 simd::load_f32<A>(p, n), fill);
+}
+
 // ---- arithmetic ----------------------------------------------------------------------------
 
-// exp(x - m), with x - m's rounding error folded back in (TwoSum). x is first raised to
-// m - 110 (exp underflows to 0 long before), which keeps TwoSum finite for x = -Inf; max(lo, x)
-// keeps a NaN x (maxps returns its second operand when one is NaN), and m = -Inf gives NaN.
+// How far below a row's max its exps are 0 without being computed: exp(-110) is far below the
+// smallest denormal (2^-149 = exp(-103.3)). Computing them underflows, and Intel cores handle an
+// underflowing result in microcode (~60 ns a vector): rows of attention scores under a mask
+// (-Inf, -1e4, -1e30) took it on every masked vector.
+inline constexpr float kExpZeroBelow = 110.f;
+
+// exp(x - m), with x - m's rounding error folded back in (TwoSum). x below m - kExpZeroBelow
+// gives 0 by a select, the arithmetic taking m in its place (exp 1: no underflow), which also
+// keeps TwoSum finite for x = -Inf. A NaN x fails the comparison and stays NaN; m = -Inf gives
+// NaN.
 template <class A>
 vf<A> exp_diff(vf<A> x, vf<A> m) {
   using F = vf<A>;
-  x = xsimd::max(m - F(110.f), x);
+  const auto zero = x < m - F(kExpZeroBelow);
+  x = ::tessera::simd::select(zero, m, x);
   F d = x - m;
   F bb = d - x;
   F err = (x - (d - bb)) + (-m - bb);
   F e = simd::exp_nonpositive_f32<A>(d);
-  return simd::fused_fma(e, err, e);
+  return ::tessera::simd::select(zero, F(0.f), simd::fused_fma(e, err, e));
 }
 
 // The per-lane exp(x - max) of the kernels that vectorise across rows (each lane a row, with its
@@ -90,11 +109,19 @@ using lanes_exp = std::conditional_t<std::is_same_v<A, xsimd::avx2>,
                                      simd::exp_minus_nearby_lanes_f32<A>,
                                      simd::exp_minus_lanes_f32<A>>;
 
+// A lanes_exp for lanes of ranges [lo, m], where every lane's stays within kExpZeroBelow of its
+// max: below that exp_diff's select costs less than the lanes_exp's underflowing exps.
+template <class A>
+std::optional<lanes_exp<A>> make_lanes_exp(vf<A> m, vf<A> lo) {
+  if (xsimd::any(lo < m - vf<A>(kExpZeroBelow))) return std::nullopt;
+  return lanes_exp<A>::make(m, lo);
+}
+
 // Whether exp_diff_max_dominates may replace exp_diff for a row whose values (NaNs aside) lie in
 // [mn, mx] with max mx: mx is positive and finite and its exponent is at least every |x|'s (so
-// Fast2Sum recovers x - mx's rounding error exactly), and no x is below mx - 100 (so the clamp is
-// not needed). Most rows of logits qualify (the benchmarks' [-5, 5) does); rows with mx <= 0 or a
-// min far below -mx take exp_diff.
+// Fast2Sum recovers x - mx's rounding error exactly), and no x is below mx - 100 (so exp_diff's
+// select of 0 would choose none). Most rows of logits qualify (the benchmarks' [-5, 5) does);
+// rows with mx <= 0 or a min far below -mx take exp_diff.
 inline bool max_dominates(float mx, float mn) {
   // Biased exponent fields (not std::ilogb, a libm call: 5-10 % of a 128-element row's time).
   // Denormals read 0, below every normal's; two denormals share the exponent the condition means.
@@ -105,7 +132,7 @@ inline bool max_dominates(float mx, float mn) {
 
 // exp_diff for a row where max_dominates(m, row min): the same result, with three vector
 // operations fewer. Fast2Sum (a = -m, b = x, valid since m's exponent is at least x's) gives the
-// same exact error as TwoSum, and the clamp would not have changed any x.
+// same exact error as TwoSum, and the select would not have changed any x.
 template <class A>
 vf<A> exp_diff_max_dominates(vf<A> x, vf<A> m) {
   const vf<A> d = x - m;
