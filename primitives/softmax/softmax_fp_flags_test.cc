@@ -39,8 +39,9 @@ struct flags_case {
 // Layouts whose rows end in a partial vector on every width (4, 8, 16 floats), for each kernel
 // that takes them: short dense rows (pairs, fours), long dense rows, a blocked axis, a strided
 // axis with fewer lanes than a vector, and the interleaved groups (lanes dividing a vector;
-// 2001 x 2 for sse4_2's 4 lanes: on avx512bw the compiler folds the select after the exp into
-// a zero-masked vscalefps, whose masked lanes raise no flags).
+// 2001 x 2 for sse4_2's 4 lanes: on avx512bw the select after that exp is likely folded into a
+// zero-masked vscalefps, whose masked lanes raise no flags, and avx2's lanes' exp builds its
+// power of two in integer arithmetic).
 std::vector<flags_case> cases(data_type dt) {
   return {
       {plain({442, 15}, dt), 1},     {plain({442, 19}, dt), 1},      {plain({442, 33}, dt), 1},
@@ -54,7 +55,9 @@ std::vector<flags_case> cases(data_type dt) {
 // max above 88 a lane filled with 0 would underflow as well as one filled with -Inf.
 std::vector<double> values_near_100(dim_t n) {
   std::vector<double> v(static_cast<size_t>(n));
-  for (dim_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = 100.0 - static_cast<double>((i * 37) % 63) / 8;
+  for (dim_t i = 0; i < n; ++i) {
+    v[static_cast<size_t>(i)] = 100.0 - static_cast<double>((i * 37) % 63) / 8;
+  }
   return v;
 }
 
