@@ -498,8 +498,7 @@ void forward_dense_rows(const kernel_args& k, dim_t begin, dim_t end) {
     exp_choice c;
     c.max = mx;
     if constexpr (kWithMin) {
-      // exp_minus_f32 computes every exp, the underflowing ones too (kExpZeroBelow).
-      if (mn >= mx - kExpZeroBelow) c.minus = simd::exp_minus_f32<A>::make(mx, mn);
+      c.minus = make_exp_minus<A>(mx, mn);
       if (!c.minus) c.nearby = simd::exp_minus_nearby_f32<A>::make(mx, mn);
       c.dominates = !c.minus && !c.nearby && max_dominates(mx, mn);
     }

@@ -54,23 +54,23 @@ vf<A> lane_index() {
   return vf<A>::load_aligned(kIota);
 }
 
-// The first n (0 < n < width) elements; the other lanes hold `fill` (simd::load_f32 gives 0
-// there, and the max needs -Inf). Never reads past p + n.
-template <class A, class T>
-vf<A> load_partial(const T* p, int n, float fill) {
-  const vf<A> v = simd::load_f32<A>(p, n);
-  if (fill == 0.f) return v;
-  return ::tessera::simd::select(lane_index<A>() < vf<A>(static_cast<float>(n)), v, vf<A>(fill));
-}
-
-// The first n elements, the other lanes fill's. The exps' partial vectors fill with the row's
-// max, whose exp is 1: the lanes past the row's end are selected to 0 afterwards, but the -Inf
-// (or 0, for a max above 88) they held went through an exp that underflows, and Intel cores
-// handle underflow in microcode (~60 ns a vector): rows of 442 x 15 took 3x rows of 442 x 16.
+// The first n (0 < n < width) elements; the other lanes fill's. Never reads past p + n.
+// The exps' partial vectors fill with the row's max, whose exp is 1: the lanes past the row's
+// end are selected to 0 afterwards, but the -Inf (or 0, for a max above 88) they held went
+// through an exp that underflows, and Intel cores handle underflow in microcode (~60 ns a
+// vector): rows of 442 x 15 took 3x rows of 442 x 16.
 template <class A, class T>
 vf<A> load_partial(const T* p, int n, vf<A> fill) {
   return ::tessera::simd::select(lane_index<A>() < vf<A>(static_cast<float>(n)),
                                  simd::load_f32<A>(p, n), fill);
+}
+
+// The same with one fill for every lane: the max's -Inf, the min's +Inf, or 0 (which
+// simd::load_f32 already gives there, without the select).
+template <class A, class T>
+vf<A> load_partial(const T* p, int n, float fill) {
+  if (fill == 0.f) return simd::load_f32<A>(p, n);
+  return load_partial<A>(p, n, vf<A>(fill));
 }
 
 // ---- arithmetic ----------------------------------------------------------------------------
@@ -109,8 +109,14 @@ using lanes_exp = std::conditional_t<std::is_same_v<A, xsimd::avx2>,
                                      simd::exp_minus_nearby_lanes_f32<A>,
                                      simd::exp_minus_lanes_f32<A>>;
 
-// A lanes_exp for lanes of ranges [lo, m], where every lane's stays within kExpZeroBelow of its
-// max: below that exp_diff's select costs less than the lanes_exp's underflowing exps.
+// exp_minus_f32 for a row of range [mn, mx], and a lanes_exp for lanes of ranges [lo, m], where
+// the range (every lane's) stays within kExpZeroBelow of its max: these compute every exp, the
+// underflowing ones too, and below that exp_diff's select of 0 costs less.
+template <class A>
+std::optional<simd::exp_minus_f32<A>> make_exp_minus(float mx, float mn) {
+  if (!(mn >= mx - kExpZeroBelow)) return std::nullopt;
+  return simd::exp_minus_f32<A>::make(mx, mn);
+}
 template <class A>
 std::optional<lanes_exp<A>> make_lanes_exp(vf<A> m, vf<A> lo) {
   if (xsimd::any(lo < m - vf<A>(kExpZeroBelow))) return std::nullopt;
