@@ -188,6 +188,59 @@ TEST(Softmax, BackwardDiffSrcPlacementDoesNotChangeTheBits) {
   }
 }
 
+// Dense backward rows of up to four vectors are held in registers, and the next row is loaded
+// before this one's results are stored (backward_short_rows). nhwc rows of C channels: in place
+// and out of place agree, and where no sum takes four vectors at once (C < 32: below 4 vectors
+// on avx2 and avx512bw; runs of 16 on sse4_2 group as its rows do), each element has the bits
+// of nChw16c, whose rows of more than 16 go through the multi-run loops. f32 and bf16, softmax
+// and logsoftmax, every ISA.
+TEST(Softmax, BackwardShortRowsGetTheBitsOfTheGeneralLoops) {
+  for (data_type dt : {data_type::f32, data_type::bf16}) {
+    for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::logsoftmax}) {
+      for (dim_t c : {1, 3, 5, 13, 16, 17, 19, 31, 32, 47, 63, 64, 65}) {
+        const std::vector<dim_t> dims = {2, c, 5, 3};
+        const memory_desc nhwc = plain(dims, dt, {0, 2, 3, 1});
+        const memory_desc nchw16c = blocked(dims, dt, 1, 16);
+        for (const std::string& filter : softmax_test::kernel_filters()) {
+          auto fwd = softmax_forward::create(alg, nhwc, nhwc, 1, {}, {filter});
+          auto bwd = softmax_backward::create(alg, nhwc, nhwc, nhwc, 1, {}, {filter});
+          auto bwd16 = softmax_backward::create(alg, nchw16c, nchw16c, nchw16c, 1, {}, {filter});
+          ASSERT_TRUE(fwd.ok() && bwd.ok() && bwd16.ok()) << filter;
+          auto src = buffer(nhwc), y = buffer(nhwc);
+          testing::write_logical(nhwc, src.data(), iota_values(nhwc.nelems(), 6));
+          ASSERT_TRUE(
+              fwd->execute({{arg::src, {nhwc, src.data()}}, {arg::dst, {nhwc, y.data()}}}).ok());
+          const std::string what = std::string(name_of(dt)) + " " + std::string(name_of(alg)) +
+                                   " C " + std::to_string(c);
+          expect_backward_in_place_equals_out_of_place(*bwd, nhwc, y, 0.7, what);
+          if (c >= 32) continue;
+
+          auto dy = buffer(nhwc), dx = buffer(nhwc);
+          testing::write_logical(nhwc, dy.data(), iota_values(nhwc.nelems(), 0.7));
+          ASSERT_TRUE(bwd->execute({{arg::dst, {nhwc, y.data()}},
+                                    {arg::diff_dst, {nhwc, dy.data()}},
+                                    {arg::diff_src, {nhwc, dx.data()}}})
+                          .ok());
+          auto y16 = buffer(nchw16c), dy16 = buffer(nchw16c), dx16 = buffer(nchw16c);
+          testing::write_logical(nchw16c, y16.data(), testing::read_logical(nhwc, y.data()));
+          testing::write_logical(nchw16c, dy16.data(), testing::read_logical(nhwc, dy.data()));
+          ASSERT_TRUE(bwd16->execute({{arg::dst, {nchw16c, y16.data()}},
+                                      {arg::diff_dst, {nchw16c, dy16.data()}},
+                                      {arg::diff_src, {nchw16c, dx16.data()}}})
+                          .ok());
+          const auto got = testing::read_logical(nhwc, dx.data());
+          const auto want = testing::read_logical(nchw16c, dx16.data());
+          for (size_t i = 0; i < got.size(); ++i) {
+            ASSERT_EQ(std::bit_cast<uint64_t>(got[i]), std::bit_cast<uint64_t>(want[i]))
+                << bwd->impl_name() << " " << what << " element " << i << ": " << got[i]
+                << " against nChw16c's " << want[i];
+          }
+        }
+      }
+    }
+  }
+}
+
 // In-place along a strided axis, forward and backward, at lane counts where the strided kernels'
 // vectors overlap (the last one ends at the last lane), leftover lanes go through dense rows, a
 // vector is masked, or one sweep takes 5 to 8 vectors, with all -Inf lanes among them: every

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <limits>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "tessera/primitives/softmax/internal/kernel_args.h"
@@ -59,12 +60,102 @@ void map_row(const dense_geometry& g, const Dst* y, const DiffDst* dy, DiffSrc* 
   });
 }
 
+// logsoftmax's dx = dy - exp(y) * sum in f64, rounded once to f32: the fallback of
+// logsoftmax_dx_f32_where_safe (scaled_exp_f64's 2^-37 relative error is 2^-14 f32 ulp of
+// exp(y) * sum: negligible).
+template <class A>
+auto logsoftmax_dx_f64_for_row(const simd::scaled_exp_f64<A>& exp_times_sum) {
+  return [&exp_times_sum](vf<A> d, vf<A> v) {
+    vd<A> dlo, dhi, vlo, vhi;
+    widen<A>(d, dlo, dhi);
+    widen<A>(v, vlo, vhi);
+    return narrow<A>(dlo - exp_times_sum(vlo), dhi - exp_times_sum(vhi));
+  };
+}
+
+// The longest single-run row backward_short_rows takes, in vectors: a row and its results in
+// registers (3 x 4 vectors; spilled on avx2 and sse4_2, which have 16).
+inline constexpr int kShortRowVectors = 4;
+
+// One short row in registers: dy in d, y in v, whole vectors then `tail` (1..W) elements, the
+// lanes past the row's end 0 (as pass 1 of backward_rows loads them).
+template <class A, class Dst, class DiffDst, int NV>
+void load_short_row(const Dst* y, const DiffDst* dy, int tail, vf<A>* d, vf<A>* v) {
+  constexpr int W = kWidth<A>;
+  for (int j = 0; j + 1 < NV; ++j) {
+    d[j] = simd::load_f32<A>(dy + j * W);
+    v[j] = simd::load_f32<A>(y + j * W);
+  }
+  d[NV - 1] = load_partial<A>(dy + (NV - 1) * W, tail, 0.f);
+  v[NV - 1] = load_partial<A>(y + (NV - 1) * W, tail, 0.f);
+}
+
+// Single-run rows of NV vectors or fewer (benchdnn's CI shapes: 2x19x17x13 along C in nhwc,
+// 442 rows of 19): the row is loaded once into registers, and the next row is loaded before
+// this one's results are stored. In place (dx = dy) backward_rows' next row began with a load
+// from the line the previous row's masked tail store had just written; a load that overlaps a
+// masked store cannot take its bytes from it and, as far as we can tell, waits for the store
+// to reach L1 (in place took 2.3x the time of out of place, Intel, 1 thread). Its pass 2 also
+// split the row at diff_src's line (aligning_head): a third partial vector per row of 19.
+// The arithmetic is backward_rows': the sum in pass 1's grouping (four vectors at once only for
+// a row of exactly four), each element's result by the same step. So the bits are its bits.
+template <class A, class Dst, class DiffDst, class DiffSrc, bool kLog, int NV>
+void backward_short_rows(const kernel_args& k, dim_t begin, dim_t end) {
+  using F = vf<A>;
+  constexpr int W = kWidth<A>;
+  const dim_t len = k.dense.len;
+  const int tail = static_cast<int>(len - dim_t{NV - 1} * W);
+  auto y_of = [&](dim_t row) { return static_cast<const Dst*>(k.in0) + k.rows.offset_of(row); };
+  auto dy_of = [&](dim_t row) {
+    return static_cast<const DiffDst*>(k.in1) + k.rows.offset_of(row);
+  };
+  F d[NV], v[NV];
+  if (begin < end) load_short_row<A, Dst, DiffDst, NV>(y_of(begin), dy_of(begin), tail, d, v);
+  for (dim_t row = begin; row < end; ++row) {
+    wide_sum<A> k0;
+    if constexpr (kLog) {
+      for (int j = 0; j < NV; ++j) k0.add(d[j]);
+    } else if (NV == 4 && len == 4 * W) {
+      k0.add_products4(d, v);
+    } else {
+      for (int j = 0; j < NV; ++j) k0.add_product(d[j], v[j]);
+    }
+    const double total = reduce_sum<A>(k0);
+    const F sum(static_cast<float>(total));
+    F r[NV];
+    if constexpr (kLog) {
+      const simd::scaled_exp_f64<A> exp_times_sum(total);
+      const auto in_f64 = logsoftmax_dx_f64_for_row<A>(exp_times_sum);
+      for (int j = 0; j < NV; ++j) {
+        r[j] = logsoftmax_dx_f32_where_safe<A>(d[j], v[j], sum, in_f64);
+      }
+    } else {
+      for (int j = 0; j < NV; ++j) r[j] = v[j] * (d[j] - sum);
+    }
+    if (row + 1 < end) {
+      load_short_row<A, Dst, DiffDst, NV>(y_of(row + 1), dy_of(row + 1), tail, d, v);
+    }
+    DiffSrc* dx = static_cast<DiffSrc*>(k.out) + k.rows.offset_of(row);
+    for (int j = 0; j + 1 < NV; ++j) simd::store_f32(dx + j * W, r[j]);
+    simd::store_f32(dx + (NV - 1) * W, r[NV - 1], tail);
+  }
+}
+
 // kLog: logsoftmax; a template argument so that neither pass tests it per vector.
 template <class A, class Dst, class DiffDst, class DiffSrc, bool kLog>
 void backward_rows(const kernel_args& k, dim_t begin, dim_t end) {
   using F = vf<A>;
   constexpr int W = kWidth<A>;
   const dense_geometry& g = k.dense;
+  if (g.chunk >= g.len && g.len <= dim_t{kShortRowVectors} * W) {
+    const int vectors = static_cast<int>((g.len + W - 1) / W);
+    [&]<int... N>(std::integer_sequence<int, N...>) {
+      ((vectors == N + 1 ? backward_short_rows<A, Dst, DiffDst, DiffSrc, kLog, N + 1>(k, begin, end)
+                         : void()),
+       ...);
+    }(std::make_integer_sequence<int, kShortRowVectors>{});
+    return;
+  }
 
   for (dim_t row = begin; row < end; ++row) {
     const dim_t base = k.rows.offset_of(row);
@@ -115,17 +206,12 @@ void backward_rows(const kernel_args& k, dim_t begin, dim_t end) {
 
     // Pass 2. softmax in f32: within ~2 eps of the operand size (the test's bound is 4): the sum
     // rounded to f32, then diff_dst - sum and the product rounded once each.
-    // logsoftmax: in f32 where nothing cancels, else in f64 (logsoftmax_dx_f32_where_safe;
-    // scaled_exp_f64's 2^-37 relative error is 2^-14 f32 ulp of exp(dst) * sum: negligible).
+    // logsoftmax: in f32 where nothing cancels, else in f64 (logsoftmax_dx_f32_where_safe,
+    // logsoftmax_dx_f64_for_row).
     if constexpr (kLog) {
       const simd::scaled_exp_f64<A> exp_times_sum(total);
       const F sum(static_cast<float>(total));
-      auto in_f64 = [&](F d, F v) {
-        vd<A> dlo, dhi, vlo, vhi;
-        widen<A>(d, dlo, dhi);
-        widen<A>(v, vlo, vhi);
-        return narrow<A>(dlo - exp_times_sum(vlo), dhi - exp_times_sum(vhi));
-      };
+      const auto in_f64 = logsoftmax_dx_f64_for_row<A>(exp_times_sum);
       map_row<A>(g, y, dy, dx, [&](F d, F v) {
         return logsoftmax_dx_f32_where_safe<A>(d, v, sum, in_f64);
       }, next_dx);
