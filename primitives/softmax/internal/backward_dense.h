@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <limits>
 #include <type_traits>
-#include <utility>
 #include <vector>
 
 #include "tessera/primitives/softmax/internal/kernel_args.h"
@@ -72,10 +71,6 @@ auto logsoftmax_dx_f64_for_row(const simd::scaled_exp_f64<A>& exp_times_sum) {
     return narrow<A>(dlo - exp_times_sum(vlo), dhi - exp_times_sum(vhi));
   };
 }
-
-// The longest single-run row backward_short_rows takes, in vectors: a row and its results in
-// registers (3 x 4 vectors; spilled on avx2 and sse4_2, which have 16).
-inline constexpr int kShortRowVectors = 4;
 
 // One short row in registers: dy in d, y in v, whole vectors then `tail` (1..W) elements, the
 // lanes past the row's end 0 (as pass 1 of backward_rows loads them).
@@ -147,13 +142,10 @@ void backward_rows(const kernel_args& k, dim_t begin, dim_t end) {
   using F = vf<A>;
   constexpr int W = kWidth<A>;
   const dense_geometry& g = k.dense;
-  if (g.chunk >= g.len && g.len <= dim_t{kShortRowVectors} * W) {
-    const int vectors = static_cast<int>((g.len + W - 1) / W);
-    [&]<int... N>(std::integer_sequence<int, N...>) {
-      ((vectors == N + 1 ? backward_short_rows<A, Dst, DiffDst, DiffSrc, kLog, N + 1>(k, begin, end)
-                         : void()),
-       ...);
-    }(std::make_integer_sequence<int, kShortRowVectors>{});
+  if (is_short_row<A>(g)) {
+    with_short_row_vectors<A>(g, [&](auto nv) {
+      backward_short_rows<A, Dst, DiffDst, DiffSrc, kLog, decltype(nv)::value>(k, begin, end);
+    });
     return;
   }
 

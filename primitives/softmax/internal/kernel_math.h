@@ -347,6 +347,28 @@ bool worth_prefetching_rows_to_l2(const dense_geometry& g, size_t element_bytes)
   return g.chunk >= g.len && bytes > kMaxL1RowBytes && bytes <= kMaxL2RowBytes;
 }
 
+// The longest single-run row the short-row kernels (backward_short_rows, forward_short_rows)
+// hold in registers, in vectors: the row and its results (3 x 4 vectors backward; spilled on
+// avx2 and sse4_2, which have 16).
+inline constexpr int kShortRowVectors = 4;
+
+// Whether a dense row of geometry g is short (one run of at most kShortRowVectors vectors).
+template <class A>
+bool is_short_row(const dense_geometry& g) {
+  return g.chunk >= g.len && g.len <= dim_t{kShortRowVectors} * kWidth<A>;
+}
+
+// Calls f(std::integral_constant<int, NV>{}) for a short row of g, NV = its vector count
+// (1..kShortRowVectors), so that the row's vectors can live in arrays the compiler keeps in
+// registers.
+template <class A, class Fn>
+void with_short_row_vectors(const dense_geometry& g, Fn&& f) {
+  const int vectors = static_cast<int>((g.len + kWidth<A> - 1) / kWidth<A>);
+  [&]<int... N>(std::integer_sequence<int, N...>) {
+    ((vectors == N + 1 ? f(std::integral_constant<int, N + 1>{}) : void()), ...);
+  }(std::make_integer_sequence<int, kShortRowVectors>{});
+}
+
 // Elements before p's first vector-aligned address (a cache line for f32 on avx512bw), at most n;
 // 0 on other ISAs or when p is not aligned to its element. A dense row of 1000 f32 starts 32
 // bytes off a line every other row, and then each of its 64-byte loads and stores spans two
