@@ -242,8 +242,8 @@ TEST(Softmax, BackwardShortRowsGetTheBitsOfTheGeneralLoops) {
   }
 }
 
-// Forward rows of up to four vectors whose dst is bf16 or f16 are held in registers on avx512bw
-// and sse4_2 (forward_short_rows). nhwc rows of C channels, some with -Inf elements, one all
+// Forward rows of one vector, or of up to four with a partial last one, whose dst is bf16 or f16
+// are held in registers on avx512bw and sse4_2 (forward_short_rows). nhwc rows of C channels, some with -Inf elements, one all
 // -Inf for softmax_inf_as_zero: in place and out of place agree, and where no sum takes four
 // vectors at once (C < 32) each element has the bits of nChw16c, whose rows of more than 16 go
 // through forward_dense_rows' multi-run loops. Not compared on avx2: its rows choose their exp
