@@ -189,6 +189,16 @@ TEST(Softmax, BackwardDiffSrcPlacementDoesNotChangeTheBits) {
   }
 }
 
+// The same logical results, bit for bit (as f64: exact for every type here), nChw16c's in `want`.
+void expect_same_bits(const std::vector<double>& got, const std::vector<double>& want,
+                      const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i) {
+    ASSERT_EQ(std::bit_cast<uint64_t>(got[i]), std::bit_cast<uint64_t>(want[i]))
+        << what << " element " << i << ": " << got[i] << " against nChw16c's " << want[i];
+  }
+}
+
 // Dense backward rows of up to four vectors are held in registers, and the next row is loaded
 // before this one's results are stored (backward_short_rows). nhwc rows of C channels: in place
 // and out of place agree, and where no sum takes four vectors at once (C < 32: below 4 vectors
@@ -229,13 +239,9 @@ TEST(Softmax, BackwardShortRowsGetTheBitsOfTheGeneralLoops) {
                                       {arg::diff_dst, {nchw16c, dy16.data()}},
                                       {arg::diff_src, {nchw16c, dx16.data()}}})
                           .ok());
-          const auto got = testing::read_logical(nhwc, dx.data());
-          const auto want = testing::read_logical(nchw16c, dx16.data());
-          for (size_t i = 0; i < got.size(); ++i) {
-            ASSERT_EQ(std::bit_cast<uint64_t>(got[i]), std::bit_cast<uint64_t>(want[i]))
-                << bwd->impl_name() << " " << what << " element " << i << ": " << got[i]
-                << " against nChw16c's " << want[i];
-          }
+          expect_same_bits(testing::read_logical(nhwc, dx.data()),
+                           testing::read_logical(nchw16c, dx16.data()),
+                           bwd->impl_name() + " " + what);
         }
       }
     }
@@ -243,12 +249,13 @@ TEST(Softmax, BackwardShortRowsGetTheBitsOfTheGeneralLoops) {
 }
 
 // Forward rows of one vector, or of up to four with a partial last one, whose dst is bf16 or f16
-// are held in registers on avx512bw and sse4_2 (forward_short_rows). nhwc rows of C channels, some with -Inf elements, one all
-// -Inf for softmax_inf_as_zero: in place and out of place agree, and where no sum takes four
-// vectors at once (C < 32) each element has the bits of nChw16c, whose rows of more than 16 go
-// through forward_dense_rows' multi-run loops. Not compared on avx2: its rows choose their exp
-// by their range, and a single-run row keeps its exps where a multi-run row recomputes them
-// with exp_diff, so their bits may differ (both within the accuracy test's bounds).
+// are held in registers on avx512bw and sse4_2 (forward_short_rows). nhwc rows of C channels,
+// some with -Inf elements, one all -Inf for softmax_inf_as_zero: in place and out of place
+// agree, and where no sum takes four vectors at once (C < 32) each element has the bits of
+// nChw16c, whose rows of more than 16 go through forward_dense_rows' multi-run loops. Not
+// compared on avx2: its rows choose their exp by their range, and a single-run row keeps its
+// exps where a multi-run row recomputes them with exp_diff, so their bits may differ (both
+// within the accuracy test's bounds).
 TEST(Softmax, ForwardShortRowsGetTheBitsOfTheGeneralLoops) {
   const std::vector<std::pair<data_type, data_type>> types = {
       {data_type::bf16, data_type::bf16}, {data_type::f32, data_type::bf16},
@@ -303,13 +310,9 @@ TEST(Softmax, ForwardShortRowsGetTheBitsOfTheGeneralLoops) {
           ASSERT_TRUE(fwd16->execute({{arg::src, {src16, src_b.data()}},
                                       {arg::dst, {dst16, dst_b.data()}}})
                           .ok());
-          const auto got = testing::read_logical(dst_nhwc, dst.data());
-          const auto want = testing::read_logical(dst16, dst_b.data());
-          for (size_t i = 0; i < got.size(); ++i) {
-            ASSERT_EQ(std::bit_cast<uint64_t>(got[i]), std::bit_cast<uint64_t>(want[i]))
-                << fwd->impl_name() << " " << what << " element " << i << ": " << got[i]
-                << " against nChw16c's " << want[i];
-          }
+          expect_same_bits(testing::read_logical(dst_nhwc, dst.data()),
+                           testing::read_logical(dst16, dst_b.data()),
+                           fwd->impl_name() + " " + what);
         }
       }
     }

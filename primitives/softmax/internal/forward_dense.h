@@ -448,12 +448,12 @@ pair_ranges forward_row_pair(const kernel_args& k, dim_t row, pair_ranges given,
 // exp_diff (not avx2, whose rows choose their exp by their range): the row in registers, loaded
 // once, and the next row loaded before this one's results are stored. forward_dense_rows swept
 // such a row three times through memory, its exps through a per-thread f32 row: bf16 2x19x17x13
-// along C in nhwc (442 rows of 19) took 0.67x-0.85x oneDNN's time on Intel, 1 thread.
+// along C in nhwc (442 rows of 19) ran at 0.67x-0.85x oneDNN's speed on Intel, 1 thread.
 // Only rows of one vector or with a partial last one: rows of two to four whole vectors were
 // level or 3-6 % slower this way than in forward_dense_rows, which finds the max of the row
 // after next during its last sweep (Intel, 1 thread, bf16, medians of 3 interleaved: 4096x48
-// 0.173 -> 0.184 ms, 4096x64 0.191 -> 0.202; 4096x16 0.21 -> 0.106, 4096x33 0.203 -> 0.185,
-// 4096x63 0.245 -> 0.219).
+// 0.173 -> 0.184 ms, 4096x64 0.191 -> 0.202; against 4096x16 0.211 -> 0.106, 4096x33 0.203 ->
+// 0.185, 4096x63 0.245 -> 0.219 for the rows taken).
 // The arithmetic is forward_dense_rows': the max (exact in any order; a NaN x is dropped by
 // maxps as there), exp_diff with the lanes past the end holding the max, the sum in its
 // grouping (four vectors at once only for a row of exactly four), the same normalisation. So
