@@ -37,8 +37,9 @@ struct flags_case {
 };
 
 // Layouts whose rows end in a partial vector on every width (4, 8, 16 floats), for each kernel
-// that takes them: short dense rows (pairs, fours), long dense rows, a blocked axis, a strided
-// axis with fewer lanes than a vector, and the interleaved groups (lanes dividing a vector;
+// that takes them: short dense rows (f32 pairs and fours; bf16 and f16 rows in registers,
+// forward_short_rows), long dense rows, a blocked axis, a strided axis with fewer lanes than a
+// vector, and the interleaved groups (lanes dividing a vector;
 // 2001 x 2 for sse4_2's 4 lanes: on avx512bw the select after that exp is likely folded into a
 // zero-masked vscalefps, whose masked lanes raise no flags, and avx2's lanes' exp builds its
 // power of two in integer arithmetic).
