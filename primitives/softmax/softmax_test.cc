@@ -100,22 +100,27 @@ TEST(Softmax, AnyTakesTheSourceLayout) {
   EXPECT_EQ(fwd->dst_desc().blocking(), src.blocking());
 }
 
+// Along axis 1, rows of 70 go in pairs (forward_row_pair), softmax and logsoftmax.
 TEST(Softmax, InPlaceEqualsOutOfPlace) {
   for (const std::string& filter : softmax_test::kernel_filters()) {
     for (int axis : {0, 1}) {
-      const memory_desc md = plain({33, 70}, data_type::f32);
-      auto fwd = softmax_forward::create(softmax_alg::softmax, md, md, axis, {}, {filter});
-      if (!fwd.ok()) continue;
-      auto a = buffer(md);
-      testing::write_logical(md, a.data(), iota_values(md.nelems(), 5));
-      auto out = buffer(md);
-      ASSERT_TRUE(fwd->execute({{arg::src, {md, a.data()}}, {arg::dst, {md, out.data()}}}).ok());
-      ASSERT_TRUE(fwd->execute({{arg::src, {md, a.data()}}, {arg::dst, {md, a.data()}}}).ok());
-      EXPECT_EQ(a, out) << fwd->impl_name();
+      for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::logsoftmax}) {
+        const memory_desc md = plain({33, 70}, data_type::f32);
+        auto fwd = softmax_forward::create(alg, md, md, axis, {}, {filter});
+        if (!fwd.ok()) continue;
+        auto a = buffer(md);
+        testing::write_logical(md, a.data(), iota_values(md.nelems(), 5));
+        auto out = buffer(md);
+        ASSERT_TRUE(fwd->execute({{arg::src, {md, a.data()}}, {arg::dst, {md, out.data()}}}).ok());
+        ASSERT_TRUE(fwd->execute({{arg::src, {md, a.data()}}, {arg::dst, {md, a.data()}}}).ok());
+        EXPECT_EQ(a, out) << fwd->impl_name() << " " << name_of(alg);
 
-      auto bwd = softmax_backward::create(softmax_alg::softmax, md, md, md, axis, {}, {filter});
-      if (!bwd.ok()) continue;
-      expect_backward_in_place_equals_out_of_place(*bwd, md, out, 1, "axis " + std::to_string(axis));
+        if (alg != softmax_alg::softmax) continue;
+        auto bwd = softmax_backward::create(alg, md, md, md, axis, {}, {filter});
+        if (!bwd.ok()) continue;
+        expect_backward_in_place_equals_out_of_place(*bwd, md, out, 1,
+                                                     "axis " + std::to_string(axis));
+      }
     }
   }
 }
@@ -476,10 +481,12 @@ TEST(Softmax, SingleStridedGroupIsSplitAlongItsAxis) {
 // exp_minus_nearby_f32 only when both rows' ranges allow it, else both rows go one at a time):
 // every row, whatever its neighbour, gets the bits it gets as a problem of its own. Rows whose
 // range allows that exp alternate with rows spanning more than 86 and rows beyond +-100, at
-// lengths around the vector widths, and an odd row count leaves a last row alone.
+// lengths around the vector widths, and an odd row count leaves a last row alone. Rows 8 and 9
+// decline on avx2 after a pair that did not, and the pair after them takes the pairs up again.
 TEST(Softmax, ShortRowsGetTheBitsTheyGetAlone) {
-  const std::vector<std::vector<double>> kinds = {{-3, 4}, {-150, 10}, {-2, 1}, {-5, 5},
-                                                  {150, 160}, {-1, 0.5}, {-4, 4}};
+  const std::vector<std::vector<double>> kinds = {
+      {-3, 4}, {-150, 10}, {-2, 1},   {-5, 5}, {150, 160}, {-1, 0.5}, {-4, 4},
+      {-1, 2}, {-3, 1},    {-120, 3}, {-2, 2}, {-6, 0},    {-1, 1}};
   const dim_t rows = static_cast<dim_t>(kinds.size());
   for (dim_t len : {1, 5, 8, 16, 37, 128, 200}) {
     const memory_desc md = plain({rows, len}, data_type::f32);
