@@ -749,6 +749,68 @@ TEST(ReorderKernels, GatherTakesPerDimensionAttributesAndMatchesReference) {
   });
 }
 
+TEST(ReorderKernels, ConvertTakesPerDimensionAttributesConstantAlongItsRunsAndMatchesReference) {
+  // Per-dimension scales and zero points over dims outside the contiguous run keep one value per
+  // run, which the convert kernel takes as common values. Required to be taken by every ISA's
+  // convert kernel, bit for bit as the reference: nchw -> nchw with per-channel src scales
+  // (random and probe values), src scales over dims 0-1 with per-channel dst scales, a
+  // per-channel output scale, per-channel src and per-(n, c) dst zero points on integral sides
+  // with and without the sum post-op; oihw -> oihw with per-output-channel scales; 2x64x7x7
+  // (beyond the gather's 4096 elements) and runs of 70000 elements split into pieces between
+  // tasks. nhwc -> nhwc per channel (the run is the channels) must be declined.
+  primitive_attr src_c = scales(2, -1);
+  primitive_attr src_nc_dst_c = scales(3, 2);
+  primitive_attr oscale_c;
+  oscale_c.oscale = output_scales{.mask = 2, .values = std::vector<float>(16, 0.f)};
+  for (int i = 0; i < 16; ++i) oscale_c.oscale->values[i] = 0.125f * (i % 7 + 1);
+  uint64_t seed = 2100;
+  for (simd::isa isa : simd::cpu_isas()) {
+    const std::string convert = absl::StrCat("xsimd:", simd::name_of(isa), ":convert");
+    for (auto [sdt, ddt] : {std::pair{data_type::f32, data_type::s8},
+                            std::pair{data_type::f32, data_type::u8},
+                            std::pair{data_type::s8, data_type::f32},
+                            std::pair{data_type::u8, data_type::s8},
+                            std::pair{data_type::s32, data_type::u8},
+                            std::pair{data_type::f32, data_type::f32},
+                            std::pair{data_type::f32, data_type::bf16},
+                            std::pair{data_type::bf16, data_type::s8},
+                            std::pair{data_type::f16, data_type::u8},
+                            std::pair{data_type::f32, data_type::f8_e4m3}}) {
+      std::vector<reorder_case> taken;
+      const std::vector<dim_t> dims = {2, 16, 9, 9};
+      for (fill_kind fill : {fill_kind::random, fill_kind::probe}) {
+        taken.push_back({md(dims, sdt, "nchw"), md(dims, ddt, "nchw"), src_c, fill, seed++});
+      }
+      for (const primitive_attr& attr : {src_nc_dst_c, oscale_c}) {
+        taken.push_back(
+            {md(dims, sdt, "nchw"), md(dims, ddt, "nchw"), attr, fill_kind::random, seed++});
+      }
+      primitive_attr zps = src_c;
+      if (is_integral(sdt)) zps.src_zero_points = quant_param{.mask = 2};
+      if (is_integral(ddt)) zps.dst_zero_points = quant_param{.mask = 3};
+      taken.push_back({md(dims, sdt, "nchw"), md(dims, ddt, "nchw"), zps, fill_kind::random,
+                       seed++});
+      zps.sum = sum_post_op{.beta = 0.5f};
+      taken.push_back({md(dims, sdt, "nchw"), md(dims, ddt, "nchw"), zps, fill_kind::random,
+                       seed++});
+      taken.push_back({md({32, 16, 3, 3}, sdt, "oihw"), md({32, 16, 3, 3}, ddt, "oihw"),
+                       scales(1, -1), fill_kind::random, seed++});
+      taken.push_back({md({2, 64, 7, 7}, sdt, "nchw"), md({2, 64, 7, 7}, ddt, "nchw"), src_c,
+                       fill_kind::random, seed++});
+      taken.push_back({md({1, 3, 1, 70000}, sdt, "nchw"), md({1, 3, 1, 70000}, ddt, "nchw"),
+                       scales(2, 2), fill_kind::random, seed++});
+      for (const reorder_case& c : taken) {
+        const case_result r = run_case(c, convert);
+        ASSERT_TRUE(r.accepted) << convert << " on " << describe(c);
+        ASSERT_EQ(r.mismatch, "") << convert << " on " << describe(c);
+      }
+      const reorder_case channels_last{md(dims, sdt, "nhwc"), md(dims, ddt, "nhwc"), src_c,
+                                       fill_kind::random, seed++};
+      EXPECT_FALSE(run_case(channels_last, convert).accepted) << describe(channels_last);
+    }
+  }
+}
+
 TEST(ReorderKernels, TransposesWithSrcOffCacheLinesMatchReference) {
   // When src's rows share their offset from a cache line, the transpose's strips after the first
   // start on src's lines and the AVX-512 kernel takes the columns before the line as a partial

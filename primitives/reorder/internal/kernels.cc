@@ -138,6 +138,19 @@ void run_copy(const plan& p, const exec_ctx& ctx) {
   }
 }
 
+// The attribute values of the element at off. Along a run whose per-dimension values are constant
+// (quant_constant_along_runs) they are what the convert kernel takes as common values; for
+// common attributes the offsets are 0.
+quant_ptrs quant_at(const quant_ptrs& q, const strides_t& off) {
+  quant_ptrs at = q;
+  if (at.src_scale) at.src_scale += off[kSrcScale];
+  if (at.dst_scale) at.dst_scale += off[kDstScale];
+  if (at.src_zp) at.src_zp += off[kSrcZp];
+  if (at.dst_zp) at.dst_zp += off[kDstZp];
+  if (at.oscale) at.oscale += off[kOscale];
+  return at;
+}
+
 void run_convert(const plan& p, const exec_ctx& ctx) {
   const int ss = bytes_of(p.src.dt()), ds = bytes_of(p.dst.dt());
   for (const nest_box& box : p.nest.data) {
@@ -146,7 +159,8 @@ void run_convert(const plan& p, const exec_ctx& ctx) {
       continue;
     }
     for_each_run(box, [&](const strides_t& off, int64_t len) {
-      p.convert(ctx.src + off[kSrc] * ss, ctx.dst + off[kDst] * ds, len, ctx.q, p.stream_stores);
+      p.convert(ctx.src + off[kSrc] * ss, ctx.dst + off[kDst] * ds, len, quant_at(ctx.q, off),
+                p.stream_stores);
     });
   }
 }
@@ -349,6 +363,21 @@ bool all_quant_common(const plan& p) {
   return m.src_scale <= 0 && m.dst_scale <= 0 && m.src_zp <= 0 && m.dst_zp <= 0 && m.oscale <= 0;
 }
 
+// Whether every per-dimension scale and zero point keeps one value along each contiguous run (its
+// stride along the innermost node is 0: the run's dims are outside its mask), so that a run
+// takes them as common values: per-channel values on nchw -> nchw, per-output-channel weights
+// on oihw -> oihw. Not nhwc -> nhwc per channel: there the run is the channels.
+bool quant_constant_along_runs(const plan& p) {
+  for (const nest_box& box : p.nest.data) {
+    if (box.nodes.empty()) continue;
+    const nest_node& run = box.nodes.back();
+    for (int op = kSrcScale; op < kOperands; ++op) {
+      if (run.stride[op] != 0) return false;
+    }
+  }
+  return true;
+}
+
 absl::Status need_nest(const plan& p) {
   if (!p.normalised) return absl::FailedPreconditionError(p.normalise_error);
   return absl::OkStatus();
@@ -402,8 +431,9 @@ bool stream_transposed_dst(const plan& p) {
 absl::Status accept_convert(plan& p, const vector_kernels* vk) {
   TESSERA_RETURN_IF_ERROR(need_nest(p));
   if (p.bit_copy) return absl::FailedPreconditionError("plain copy: nothing to convert");
-  if (!all_quant_common(p)) {
-    return absl::FailedPreconditionError("per-dimension scales or zero points");
+  if (!all_quant_common(p) && !quant_constant_along_runs(p)) {
+    return absl::FailedPreconditionError(
+        "per-dimension scales or zero points that vary along the contiguous run");
   }
   convert_run_fn* cvt = vk->find_convert_run(p.src.dt(), p.dst.dt());
   if (!cvt) {
