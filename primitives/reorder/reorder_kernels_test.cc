@@ -702,19 +702,28 @@ TEST(ReorderKernels, GatherTakesSmallProblemsOfTinyTilesAndMatchesReference) {
   });
 }
 
+// Per-dimension attributes over 16 channels (dim 1): per-channel src scales, src scales over
+// dims 0-1 with per-channel dst scales, and a per-channel output scale.
+struct per_channel_attrs {
+  primitive_attr src_c, src_nc_dst_c, oscale_c;
+};
+per_channel_attrs sixteen_channel_attrs() {
+  per_channel_attrs a{scales(2, -1), scales(3, 2), {}};
+  a.oscale_c.oscale = output_scales{.mask = 2, .values = std::vector<float>(16, 0.f)};
+  for (int i = 0; i < 16; ++i) a.oscale_c.oscale->values[i] = 0.125f * (i % 7 + 1);
+  return a;
+}
+
 TEST(ReorderKernels, GatherTakesPerDimensionAttributesAndMatchesReference) {
-  // Per-dimension scales and zero points (which the convert and transpose kernels decline)
-  // through every ISA's gather, required to be taken for all 64 type pairs without f64 (f64:
-  // declined, it has no conversion through f32): per-channel src scales (random and probe
-  // values), src scales over dims 0-1 with per-channel dst scales, a per-channel output scale,
-  // each on 2x16x3x4 nchw -> nhwc and abcd -> dcba; a per-channel src scale into a padded
-  // nChw16c (1x3x2x2: the padding stays zero) and on 2x64x5x5 (3200 elements, tiles of 1600);
-  // per-channel zero points on integral sides, and with the sum post-op (beta 0.5).
-  primitive_attr src_c = scales(2, -1);
-  primitive_attr src_nc_dst_c = scales(3, 2);
-  primitive_attr oscale_c;
-  oscale_c.oscale = output_scales{.mask = 2, .values = std::vector<float>(16, 0.f)};
-  for (int i = 0; i < 16; ++i) oscale_c.oscale->values[i] = 0.125f * (i % 7 + 1);
+  // Per-dimension scales and zero points (which the transpose kernels decline, and the convert
+  // kernel where they vary along its runs, as here) through every ISA's gather, required to be
+  // taken for all 64 type pairs without f64 (f64: declined, it has no conversion through f32):
+  // per-channel src scales (random and probe values), src scales over dims 0-1 with
+  // per-channel dst scales, a per-channel output scale, each on 2x16x3x4 nchw -> nhwc and
+  // abcd -> dcba; a per-channel src scale into a padded nChw16c (1x3x2x2: the padding stays
+  // zero) and on 2x64x5x5 (3200 elements, tiles of 1600); per-channel zero points on integral
+  // sides, and with the sum post-op (beta 0.5).
+  const auto [src_c, src_nc_dst_c, oscale_c] = sixteen_channel_attrs();
   uint64_t seed = 1700;
   for_each_gather_and_type_pair([&](const std::string& gather, data_type sdt, data_type ddt,
                                     bool has_f64) {
@@ -758,11 +767,7 @@ TEST(ReorderKernels, ConvertTakesPerDimensionAttributesConstantAlongItsRunsAndMa
   // with and without the sum post-op; oihw -> oihw with per-output-channel scales; 2x64x7x7
   // (beyond the gather's 4096 elements) and runs of 70000 elements split into pieces between
   // tasks. nhwc -> nhwc per channel (the run is the channels) must be declined.
-  primitive_attr src_c = scales(2, -1);
-  primitive_attr src_nc_dst_c = scales(3, 2);
-  primitive_attr oscale_c;
-  oscale_c.oscale = output_scales{.mask = 2, .values = std::vector<float>(16, 0.f)};
-  for (int i = 0; i < 16; ++i) oscale_c.oscale->values[i] = 0.125f * (i % 7 + 1);
+  const auto [src_c, src_nc_dst_c, oscale_c] = sixteen_channel_attrs();
   uint64_t seed = 2100;
   for (simd::isa isa : simd::cpu_isas()) {
     const std::string convert = absl::StrCat("xsimd:", simd::name_of(isa), ":convert");
