@@ -223,11 +223,11 @@ struct strip_tasks {
 // whole groups of na.size, since the kernels map a strip's columns from a group boundary.
 // Streamed (large) bit-copy transposes of other kinds: runs of at least kMinStripRunBytes of
 // each src row. The kernel reads a strip one row block at a time, and each row of the block is a
-// run the hardware prefetcher must pick up anew: nchw -> nhwc (64 rows) had strips of 256 f32
-// columns, 1 KB runs. 4 KB runs, as for the 8-bit strips (kBytes64Chunk), with the kernel's
-// prefetch along the rows (transpose_tiles): f32 nchw -> nhwc 32x64x56x56 cold, medians of 12
-// interleaved, 1 thread 2868 -> 2157 us, 2 threads 1649 -> 1399 (4 KB runs without the
-// prefetch: 2365 / 1426; in another A/B, 1 KB runs with a 512-byte prefetch: 2328 / 1449).
+// run the hardware prefetcher must pick up anew: with strips of 256 f32 columns, nchw -> nhwc
+// (64 rows) reads 1 KB runs. 4 KB runs, as for the 8-bit strips (kBytes64Chunk), with the
+// kernel's prefetch along the rows (transpose_tiles) measured faster on f32 nchw -> nhwc
+// 32x64x56x56 cold, at 1 and 2 threads, than 4 KB runs without the prefetch or 1 KB runs with
+// a 512-byte one.
 constexpr int64_t kMinStripRunBytes = 4096;
 strip_tasks split_into_tasks(const plan& p, const transpose_box& tb) {
   const nest_node &na = tb.na, &nb = tb.nb;
@@ -247,11 +247,9 @@ strip_tasks split_into_tasks(const plan& p, const transpose_box& tb) {
   if (p.byte_blocks64 && nb.size >= 64) {
     // 8-bit dst in 64-row byte blocks (AVX-512's convert_strip64_to_bytes): each strip's first
     // 16 rows start without their lines prefetched, so strips of up to kByteStripCols columns
-    // while that leaves kTasksPerThread tasks per thread. f32 -> s8 nchw -> nhwc 32x64x56x56
-    // cold (3136 columns), medians of 9 interleaved: 1 thread 2165 -> 2042 us, 2 threads 1409
-    // -> 1295. AVX2 takes them when it streams dst (its local block of row quads since session
-    // 38: part of that change's gain); its older 32-row blocks were slower with them (2686 ->
-    // 2894 and 1546 -> 1725).
+    // while that leaves kTasksPerThread tasks per thread (faster on f32 -> s8 nchw -> nhwc
+    // 32x64x56x56 cold, 1 and 2 threads). AVX2 takes them when it streams dst (its local block
+    // of row quads); its unstreamed 32-row blocks are slower in such strips.
     constexpr int64_t kByteStripCols = 4096, kTasksPerThread = 4;
     if (outer * ((cols + kByteStripCols - 1) / kByteStripCols) >= kTasksPerThread * num_threads()) {
       st.cols_per_task = std::max(st.cols_per_task, kByteStripCols);
@@ -329,7 +327,7 @@ void run_transpose(const plan& p, const exec_ctx& ctx) {
 
 // Lists the strips of a small one-pass transpose (p.listed_strips), when every box runs as one
 // task anyway: each box's tasks then fit in one chunk, so listing them changes nothing but
-// the per-call work (the task split and the walk: a third of a 2x16x3x4 nchw -> nhwc call).
+// the per-call work (the task split and the walk: a large share of a 2x16x3x4 nchw -> nhwc call).
 void list_strips(plan& p) {
   constexpr size_t kMaxListed = 256;
   if (!p.bit_copy && !p.transpose_convert) return;  // the two-pass path needs scratch
@@ -416,10 +414,9 @@ bool large_dst(const plan& p) { return p.dst.size_bytes() >= kStreamBytes; }
 // 25.7 MB of src, 6.4 MB of dst). The src lines read after a dst line is written evict that
 // line before a later reader could find it, so it would only cost a read for ownership.
 // Bit copies of 8- and 16-bit elements stream from kStreamBytes of src and dst together (their
-// line bands, transpose_line_bands_streamed): s8 32x64x56x56 (6.4 MB each) with plain stores
-// took 1.3-2.9 ms warm at 1 thread, streamed 0.53-0.95 (0.33 for a memcpy of the same bytes);
-// f16 16x64x56x56 2.6-3.9 ms against 0.45-0.64. At half those sizes the two were level
-// (driver runs, docs/performance_log.md, session 43).
+// line bands, transpose_line_bands_streamed): s8 32x64x56x56 (6.4 MB each) and f16 16x64x56x56
+// with plain stores run several times slower warm than streamed; at half those sizes the two are
+// level.
 bool stream_transposed_dst(const plan& p) {
   constexpr int64_t kStreamSrcBytes = int64_t{24} << 20;
   const bool narrow_bit_copy = p.bit_copy && bytes_of(p.src.dt()) <= 2;
@@ -443,13 +440,11 @@ absl::Status accept_convert(plan& p, const vector_kernels* vk) {
   TESSERA_RETURN_IF_ERROR(need_contiguous_run(p));
   p.convert = cvt;
   // Not with the sum post-op: its dst lines are in cache already (read for the old values), so a
-  // non-temporal store saves no read and only evicts them (sum beta=1 32x64x56x56 cold: 0.76x ->
-  // 0.98x oneDNN, medians of 4 interleaved A/B runs). Into narrower elements the kernel puts
-  // src on cache lines and streams only if that puts dst on one too (convert_run_with): with
-  // dst off its lines (malloc's 16-byte offset), f32 -> bf16 32x64x56x56 cold streamed was 1106
-  // us against 1038 plain on the Zen 5 machine (medians of 15 interleaved); with both on lines,
-  // on the Intel Xeon of session 44, 4607 -> 3974 us at 1 thread, 2482 -> 2115 at 2 (medians
-  // of 9 interleaved; oneDNN 4118-4314 / 2889-2985).
+  // non-temporal store saves no read and only evicts them (measured well behind oneDNN on sum
+  // beta=1 32x64x56x56 cold). Into narrower elements the kernel puts src on cache lines and
+  // streams only if that puts dst on one too (convert_run_with): with dst off its lines
+  // (malloc's 16-byte offset), f32 -> bf16 32x64x56x56 cold streamed measured slower than plain
+  // on AVX-512 Zen 5; with both on lines, faster on AVX-512 Intel Xeon at 1 and 2 threads.
   p.stream_stores = large_dst(p) && !p.attr.sum;
   p.run = &run_convert;
   return absl::OkStatus();
@@ -601,15 +596,15 @@ absl::Status accept_transpose(plan& p, const vector_kernels* vk) {
 
 // A problem of at most kMaxGatherElements dst elements (padding included) whose src-contiguous
 // and dst-contiguous nodes make tiles of fewer than kMaxGatherTile elements (abx -> xba
-// 2x16x3x4: 48 tiles of 2 x 4) spends its time in per-tile and per-strip calls: f32 -> s32 took
-// 5.7 us against oneDNN's 0.5, and the strided kernel 3.6. Its dst elements are listed at create
-// with the src element each takes (plan::gather_src); execution gathers them in dst order, in
-// chunks through a local block, and converts each chunk with the ISA's contiguous conversion
-// (the convert kernel's lanes: bit for bit the reference). dst must be dense: its elements and
-// padding fill one range with no holes, so that chunks are contiguous. Per-dimension scales and
-// zero points (since session 44): each element's operand offsets are listed too, and a chunk is
-// widened to f32, quantized step by step (quantize_chunk) and narrowed to dst; f32 -> bf16
-// 2x16x3x4 nchw -> nhwc with per-channel src scales took 4.3-4.8 us in the strided kernel.
+// 2x16x3x4: 48 tiles of 2 x 4) spends its time in per-tile and per-strip calls, many times
+// oneDNN's time, as does the strided kernel. Its dst elements are listed at create with the src
+// element each takes (plan::gather_src); execution gathers them in dst order, in chunks through
+// a local block, and converts each chunk with the ISA's contiguous conversion (the convert
+// kernel's lanes: bit for bit the reference). dst must be dense: its elements and padding fill
+// one range with no holes, so that chunks are contiguous. Per-dimension scales and zero points:
+// each element's operand offsets are listed too, and a chunk is widened to f32, quantized step by
+// step (quantize_chunk) and narrowed to dst (the strided kernel, one element at a time, is
+// several times slower on 2x16x3x4 nchw -> nhwc with per-channel src scales).
 constexpr int64_t kMaxGatherElements = 4096, kMaxGatherTile = 64, kMaxGatherConversion = 512,
                   kGatherChunk = 256;
 
@@ -637,8 +632,8 @@ void expand_quant(const T* values, const int32_t* offsets, int op, int64_t len, 
 
 // apply_one's steps in its order on a chunk of f32 values, one step over the whole chunk at a
 // time: the same operations per element, so the same bits, in loops the compiler vectorizes
-// (per element, a subnormal operand costs a microcode assist on Intel: 64 ns per scalar
-// multiplication on the Xeon of session 44, which the probe values of the driver's fill hit).
+// (per element, a subnormal operand costs a microcode assist on Intel, tens of ns per scalar
+// multiplication, which the probe values of the driver's fill hit).
 void quantize_chunk(const plan& p, const exec_ctx& ctx, int64_t i0, int64_t len, char* dst_chunk,
                     float* x) {
   const quant_ptrs& q = ctx.q;
@@ -718,8 +713,8 @@ absl::Status accept_gather(plan& p, const vector_kernels* vk) {
         absl::StrCat(count, " dst elements: more than ", kMaxGatherElements));
   }
   // Conversions of up to kMaxGatherConversion elements without padding take the gather
-  // whatever their tiles: the transpose's per-strip calls and scratch cost more (driver, 1
-  // thread, 30 layout and type pairs, docs/performance_log.md, session 43).
+  // whatever their tiles: the transpose's per-strip calls and scratch cost more (measured with
+  // the driver over 30 layout and type pairs, 1 thread).
   const bool small_conversion =
       !p.bit_copy && count <= kMaxGatherConversion && p.nest.padding.empty();
   // Per-dimension attributes: the transpose and convert kernels decline them, and the strided

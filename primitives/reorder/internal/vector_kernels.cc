@@ -51,9 +51,9 @@ f32x<Arch> load_as_f32(const S* p) {
   if constexpr (std::is_same_v<S, float>) {
     return f32x<Arch>::load_unaligned(p);
   } else if constexpr (simd_converted_v<S>) {
-    // The empty asm hides the widening from the optimizer: clang folded the NaN test of
+    // The empty asm hides the widening from the optimizer: otherwise clang folds the NaN test of
     // to_int_saturated back through vcvtph2ps into compares of the f16 lanes, which AVX2 lacks,
-    // and did them one lane at a time (f16 -> s8 32x64x56x56: 4.5 ms against bf16 -> s8's 1.4).
+    // and does them one lane at a time (f16 -> s8 then runs several times slower than bf16 -> s8).
     typename f32x<Arch>::register_type v = ::tessera::simd::load_f32<Arch>(p);
     asm("" : "+x"(v));
     return v;
@@ -189,8 +189,7 @@ void store_from_f32(f32x<Arch> x, D* p) {
 #if defined(__AVX512F__)
 // Two vectors (32 lanes) of a 16-bit dst as one 64-byte store: a whole line when p is on one,
 // streamed or not. The 16-bit values are picked out with one vpermt2w, which clang cannot fold
-// into a store (see store_from_f32). f32 -> bf16 32x64x56x56 cold: the "streamed" run had been
-// vpmovdw stores to memory.
+// into a store (see store_from_f32: a folded vpmovdw store to memory does not stream).
 template <bool kStream>
 [[gnu::always_inline]] inline void store_pair_16(__m512i lo, __m512i hi, void* p) {
   // Word j of the result: word 2j of lo:hi (the low half of 32-bit lane j).
@@ -247,9 +246,9 @@ struct quant_lanes {
 };
 
 // Which attributes a convert_run instantiation applies. Separate loops rather than one testing
-// the attributes per vector: the tests and branches were most of the instructions of a warm
-// f32 -> bf16 run (140x3851: 64 us against oneDNN's 38), and with every attribute tested per
-// vector the sum post-op's loop ran 10 % behind oneDNN's.
+// the attributes per vector: the tests and branches would be most of the instructions of a warm
+// f32 -> bf16 run (140x3851, then well behind oneDNN), and the sum post-op's loop would fall
+// behind oneDNN's.
 enum class run_quant { none, sum_only, scale_only, general };
 
 // The narrowest run_quant that applies q exactly: scale_only is one multiplication, by the src
@@ -303,8 +302,8 @@ void convert_run_with(const S* src, D* dst, int64_t n, const quant_ptrs& q, bool
   const run_lanes<Arch, kQuant> lanes{quant_lanes<Arch>(q)};
   // Fewer than w elements (the head before dst's first line, the tail) go through the vector
   // lanes by way of a local block: the same rounding as the full vectors, without apply_one's
-  // scalar conversions (about 6 ns per element for bf16: with a head and a tail in each 64 KiB
-  // piece, ~15 % of a warm f32 -> bf16 140x3851 run).
+  // scalar conversions (slow for bf16: with a head and a tail in each 64 KiB piece, a sizeable
+  // share of a warm f32 -> bf16 140x3851 run).
   auto partial = [&](int64_t at, int64_t len) {
     alignas(64) S in[w] = {};
     alignas(64) D out[w] = {};
@@ -318,9 +317,8 @@ void convert_run_with(const S* src, D* dst, int64_t n, const quant_ptrs& q, bool
   int64_t i = 0;
   // Long runs: the elements before the first cache line of the operand with the wider vector
   // apart, so that none of its vector accesses straddles two lines (malloc gives 16-byte
-  // alignment). That is src when it has the wider elements: f32 -> bf16 32x64x56x56 cold, 6
-  // interleaved runs, 1344 us with dst on lines (every 64-byte load split) -> 1144 us with src
-  // on lines (oneDNN 1045-1097 us in the same runs).
+  // alignment). That is src when it has the wider elements: with dst on lines instead, every
+  // 64-byte load of f32 -> bf16 32x64x56x56 is split, measured clearly slower cold.
   constexpr int64_t kAlignFrom = 256;
   constexpr bool kAlignSrc = sizeof(S) > sizeof(D);
   using A = std::conditional_t<kAlignSrc, S, D>;
@@ -452,9 +450,8 @@ template <class Cols>
     } else {
       // Rows off a cache line as two 32-byte halves: with dst 16 bytes past a line (malloc's)
       // one half of each row stays within a line, where a 64-byte store always straddles two.
-      // A few % on nchw -> nChw16c cold (2036 -> 1987 us, medians of 12 interleaved, within
-      // the machine's noise); four 16-byte stores were no better, two masked stores split at
-      // the line took 4x as long (masked stores are slow here).
+      // A few % on nchw -> nChw16c cold; four 16-byte stores are no better, and two masked
+      // stores split at the line much slower (masked stores are slow here).
       for (int i = 0; i < cn; ++i) {
         _mm256_storeu_ps(dst + col(i), _mm512_castps512_ps256(r[i]));
         _mm256_storeu_ps(dst + col(i) + 8, _mm512_extractf32x8_ps(r[i], 1));
@@ -475,10 +472,9 @@ template <class Cols>
   if (rn == 1 && lanes == 16) {
     // One row into whole 16-lane rows (nchw -> nChw16c with C = 1): row i is src[i] and 15
     // zeros, stored straight from a scalar load (through an array of 16 registers, the
-    // compiler had spilled every row to the stack and copied it from there). Off a line, as
-    // four 16-byte stores (oneDNN's choice; none straddles a line when dst is 16-byte
-    // aligned): 10x1x390x590 cold, medians of 12-15 interleaved, 6808 -> 5428 us and 5733 ->
-    // 4656 us against two 32-byte halves (oneDNN 4571-5126 us in the same runs).
+    // compiler spills every row to the stack and copies it from there). Off a line, as four
+    // 16-byte stores (oneDNN's choice; none straddles a line when dst is 16-byte aligned):
+    // measured faster than two 32-byte halves on 10x1x390x590 cold.
     const bool aligned = col.all_aligned64(dst, cn);
     for (int i = 0; i < cn; ++i) {
       const __m128 x = _mm_load_ss(src + i);
@@ -569,8 +565,8 @@ inline void transpose8x8(const float* src, int64_t src_ld, float* dst, const Col
 }
 
 // 8 rows x the first cn (< 8) columns: each row by one masked load (the lanes past cn are not
-// read), the 8x8 register transpose, and cn whole dst rows of 8 stored. The element loop it
-// replaces took half the time of the tiny nchw -> nhwc case (2x16x3x4: 12 = 8 + 4 columns).
+// read), the 8x8 register transpose, and cn whole dst rows of 8 stored. An element loop here
+// would take much of the time of the tiny nchw -> nhwc case (2x16x3x4: 12 = 8 + 4 columns).
 template <class Cols>
 inline void transpose8xN(const float* src, int64_t src_ld, float* dst, const Cols& col, int cn) {
   const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(cn),
@@ -640,12 +636,11 @@ template <class Cols>
 }
 
 // 16 rows x 8 columns: each column's 16 dst elements (64 bytes) are written at once, where
-// 8-row blocks wrote half of every dst row and came back for the other half after a whole strip
-// of columns (out of L1 for nchw -> nChw16c's 1024-column strips). Four columns at a time
-// (load_transposed8x4 on both 8-row halves): 8 result registers live, not 16. Two 8x8
-// register tiles had spilled their 16 transposed registers to the stack. Inlined: called out of
-// line (as clang chose once transpose_tiles_avx2 had two copies of its row loop), nchw ->
-// nChw16c ran 5-8 % slower.
+// 8-row blocks would write half of every dst row and come back for the other half after a whole
+// strip of columns (out of L1 for nchw -> nChw16c's 1024-column strips). Four columns at a time
+// (load_transposed8x4 on both 8-row halves): 8 result registers live, not 16; two 8x8 register
+// tiles spill their 16 transposed registers to the stack. Inlined: called out of line (clang's
+// choice, as transpose_tiles_avx2 has two copies of its row loop), nchw -> nChw16c runs slower.
 // stream (a large dst): rows on a cache line, or the tile's rows back to back (16-lane blocks:
 // nChw16c), go around the cache; rows that are neither would leave partial lines behind.
 template <class Cols>
@@ -669,8 +664,8 @@ template <class Cols>
 #if defined(__AVX2__)
 // One src row into dst rows of 16 lanes (nchw -> nChw16c with C = 1): row i is src[i] and 15
 // zeros, as four 16-byte stores (none straddles a line when dst is 16-byte aligned), streamed
-// for a large dst. Row blocks of the 8-row register tile wrote each row in two passes, the
-// second after the first had left L1, their zeros by a memset call per 7 elements.
+// for a large dst. Row blocks of the 8-row register tile would write each row in two passes,
+// the second after the first has left L1.
 template <class Cols>
 inline void one_row_into_rows16(const float* src, float* dst, const Cols& col, int cn,
                                 bool stream) {
@@ -695,9 +690,9 @@ inline void one_row_into_rows16(const float* src, float* dst, const Cols& col, i
 
 #if defined(__AVX512F__)
 // AVX-512's one_row_into_rows16: row i (src[i] and 15 zeros) as one 64-byte store, streamed
-// when dst is large and the row is on a line. The 16x16 register tile, one row of it data, spent
-// 64 shuffles per 16 elements: nchw -> nChw16c 10x1x390x590 on AMD Zen 4, 1 thread cold, was
-// bound by them (5.4 ms; avx2's one_row_into_rows16 3.0 ms).
+// when dst is large and the row is on a line. The 16x16 register tile, one row of it data,
+// spends 64 shuffles per 16 elements, which bind nchw -> nChw16c 10x1x390x590 (there slower
+// than avx2's one_row_into_rows16).
 template <class Cols>
 inline void one_row_into_lines16(const float* src, float* dst, const Cols& col, int cn,
                                  bool stream) {
@@ -713,7 +708,8 @@ inline void one_row_into_lines16(const float* src, float* dst, const Cols& col, 
 }
 #endif
 
-// Inlined: called from two tile loops, it was compiled out of line, its 16 rows kept in memory.
+// Inlined: called from two tile loops, it is otherwise compiled out of line, its 16 rows kept in
+// memory.
 template <class Arch, class T, class Cols>
 [[gnu::always_inline]] inline void register_tile(const T* src, int64_t src_ld, T* dst,
                                                  const Cols& col, bool stream) {
@@ -837,9 +833,8 @@ template <int kRegs, int kBlock, class Lo, class Hi>
       [](__m128i p, __m128i q) { return _mm_unpackhi_epi##bits(p, q); }
 
 // A full 16x16 tile of 8-bit elements in SSE registers: four unpack rounds (8-, 16-, 32- and
-// 64-bit units) leave column i of the tile in register i. A byte at a time, these tiles ran at
-// 0.13 of memcpy and half oneDNN's speed (s8 nchw -> nhwc 32x64x56x56, docs/performance_log.md,
-// session 42).
+// 64-bit units) leave column i of the tile in register i. A byte at a time, these tiles run far
+// below memcpy's and oneDNN's speed (s8 nchw -> nhwc 32x64x56x56).
 template <class Cols>
 [[gnu::always_inline]] inline void transpose16x16_bytes(const uint8_t* src, int64_t src_ld,
                                                         uint8_t* dst, const Cols& col) {
@@ -1014,14 +1009,14 @@ void move_rows_plainly(const T* src, int64_t src_ld, T* dst, const ColumnsAt& co
 // row 0: kLineRows (64 bytes of dst) rows at a time across the whole strip. Each 16-column step
 // transposes the band's 16x16 register tiles into a local block of 16 dst lines, in L1, and
 // streams each line from there, so every dst line is written once and whole. The row-block loop
-// of transpose_tiles stored each dst line in 16-byte pieces, one per row block, plainly: 16-bit
-// nchw -> nhwc 32x64x56x56 (C = 64: 128-byte dst rows, 4 row blocks) ran at half the speed of the
-// f32 transpose that moves twice the bytes. src is read in kLineRows runs the width of the strip,
-// each line prefetched (to L2) kRowAheadBytes ahead along its row; in a tall strip (rows of at
-// most kTallStripBytes: nhwc -> nchw), where the next band's rows follow in memory, each line of
-// the next band is prefetched to L1 instead, as AVX2's 32-bit tall strips do. f16 nhwc -> nchw
-// 32x64x56x56 cold, medians of 9 interleaved: 1 thread 7294 us (the row-block loop) -> 3992
-// (bands, prefetch along the rows) -> 2548 (next band), 2 threads 3727 -> 2258 -> 1637.
+// of transpose_tiles stores each dst line in 16-byte pieces, one per row block, plainly: 16-bit
+// nchw -> nhwc 32x64x56x56 (C = 64: 128-byte dst rows, 4 row blocks) runs there far behind
+// the f32 transpose that moves twice the bytes. src is read in kLineRows runs the width
+// of the strip, each line prefetched (to L2) kRowAheadBytes ahead along its row; in a tall strip
+// (rows of at most kTallStripBytes: nhwc -> nchw), where the next band's rows follow in memory,
+// each line of the next band is prefetched to L1 instead, as AVX2's 32-bit tall strips do. Both
+// the bands and the next-band prefetch measured faster on f16 nhwc -> nchw 32x64x56x56 cold, at
+// 1 and 2 threads.
 // Rows past the last whole band, padding rows and a partial last column tile go through
 // move_tile, plainly.
 // Returns false (nothing done) for strips it does not take.
@@ -1093,10 +1088,9 @@ bool transpose_line_bands_streamed(const T* src, int64_t src_ld, T* dst,
 // move_tile, plainly. Returns false (nothing done) for strips it does not take. Its callers:
 // - AVX2's banded copies (ab -> ba 4096), for strips of kWideBandCols or more (split_into_tasks
 //   gives them such strips; the caller checks the width), in place of 64-row bands that read
-//   64 runs of 1 KB in step, on whose loads the samples sat. Cold, medians of 12 interleaved: 1
-//   thread 19.4 -> 15.0 ms, 2 threads 10.4 -> 9.0 (oneDNN 45.0 / 23.4). In a standalone harness
-//   the 16-row order was slower than the bands in strips of 256 columns (21.3 against 18.3 ms),
-//   level in 512 (18.6).
+//   64 runs of 1 KB in step and wait on those loads (measured slower cold, 1 and 2 threads).
+//   In narrower strips the 16-row order loses to the bands (256 columns) or is level (512):
+//   bazel run -c opt //bench/experiments:ab_ba_orders -- A B16x256 B16x512
 // - AVX2's short columns (nchw -> nhwc), for any strip: see transpose_tiles_avx2.
 template <class Arch, class T, class ColumnsAt>
 bool transpose_rows16_streamed_avx2(const T* src, int64_t src_ld, T* dst,
@@ -1149,17 +1143,14 @@ bool transpose_rows16_streamed_avx2(const T* src, int64_t src_ld, T* dst,
 // transpose_tiles_banded for 32-bit elements on AVX2 with a large dst (stream): in each band of
 // kBandRows rows, an 8-column tile's 8x8 register tiles are transposed into a local block and
 // each column's run of dst (256 bytes) streamed from there in whole lines (stream_run_avx2). The
-// 8x8 tiles stored each dst line in two halves, plainly, so the 64 MB dst of ab -> ba 4096 was
-// read for ownership; streaming the halves straight from the registers leaves every line
+// 8x8 tiles would store each dst line in two halves, plainly, so the 64 MB dst of ab -> ba 4096
+// would be read for ownership; streaming the halves straight from the registers leaves every line
 // half-written until the next tile. With a head (aligning_head_avx2) the bands start on dst's
 // lines and no line is shared between two bands. Rows past the band's last whole 8-row tile,
 // padding rows and a partial last column tile go through move_tile, plainly, after the band.
 // The next band is not prefetched ahead of time as a whole: with band_prefetcher (spread over
-// the tiles or all at once) the loop ran 12-14 ms against 9.7-10.2 without (ab -> ba 4096, 1
-// thread cold, dst on a line; a standalone harness calling the library). Its lines are
-// prefetched a few lines ahead of their loads instead, in the order the loop reads them.
-// ab -> ba 4096 cold, medians of 9 interleaved (bench buffers on a line / 16 bytes off one):
-// 1 thread 16.6 -> 11.0 / 16.2 -> 11.8 ms, 2 threads 9.4 -> 6.4 / 8.6 -> 6.3 ms.
+// the tiles or all at once) the loop measured slower (ab -> ba 4096, 1 thread cold). Its lines
+// are prefetched a few lines ahead of their loads instead, in the order the loop reads them.
 template <class Arch, class T, class ColumnsAt>
 [[gnu::noinline]] void transpose_tiles_banded_avx2(const T* src, int64_t src_ld, T* dst,
                                                    const ColumnsAt& columns_at, int64_t rows,
@@ -1182,8 +1173,7 @@ template <class Arch, class T, class ColumnsAt>
   // Each band reads its rows' runs of the strip (1 KB of a 256-column strip): 64 short streams
   // in as many pages, which the hardware prefetcher hardly follows. Each src line is prefetched
   // (to L2) 64 columns (4 lines of f32) before its load, the next band's first lines at the end of
-  // a band. ab -> ba 4096 cold, medians of 12 interleaved: 1 thread 28.3 -> 21.8 ms and 24.3 ->
-  // 18.7, 2 threads 15.1 -> 12.6 and 13.3 -> 10.6 (docs/performance_log.md, reorder AVX2 round 7).
+  // a band; without it ab -> ba 4096 cold measured markedly slower.
   constexpr int64_t kBandAhead = 64;
   alignas(64) float block[kTile * kBandRows];
   for (int64_t b0 = head; b0 < pad_rows; b0 += kBandRows) {
@@ -1259,8 +1249,8 @@ void transpose_tiles_avx2(const T* src, int64_t src_ld, T* dst, const ColumnsAt&
   // rows of a column tile are one run (2 KB for C = 64): they are transposed into a local block
   // and streamed from there in whole lines (stream_run_avx2), the partial lines at the run's
   // ends stored plainly. Streaming the rows straight from the registers (16 bytes off a line, each
-  // line completed only by the next row block) had made nchw -> nhwc 2x slower; plain stores
-  // read the 25.7 MB of dst for ownership: 4.44 -> 3.57 ms (1 thread cold, medians of 12).
+  // line completed only by the next row block) makes nchw -> nhwc much slower; plain stores read
+  // the 25.7 MB of dst for ownership.
   // Plain columns whose dst rows are back to back (ld = rows): a column tile's dst is one run.
   const bool back_to_back_rows = [&] {
     if constexpr (std::is_same_v<std::decay_t<decltype(columns_at(0, 8))>, plain_tile_columns>) {
@@ -1269,19 +1259,15 @@ void transpose_tiles_avx2(const T* src, int64_t src_ld, T* dst, const ColumnsAt&
       return false;
     }
   }();
-  // The prefetch went 256 bytes ahead to L1 until 2026-11-26; 768 bytes ahead to L2 (as
-  // AVX-512's row prefetch) on Zen 3, nchw -> nhwc 32x64x56x56 cold, medians of 18 interleaved:
-  // 1 thread 3890 -> 3082 us, 2 threads 2381 -> 2232; two other A/Bs level, none slower
-  // (docs/performance_log.md, reorder AVX2 round 5).
+  // 768 bytes ahead to L2, as AVX-512's row prefetch: faster than 256 bytes ahead to L1 on AVX2
+  // Zen 3 (nchw -> nhwc 32x64x56x56 cold, 1 and 2 threads) and never slower elsewhere.
   constexpr int64_t kShortColumnsAhead = 192;
   if (stream && head == 0 && rows == pad_rows && rows % 16 == 0 && rows >= 32 && rows <= 64 &&
       back_to_back_rows) {
     // With dst on a line, 16 rows at a time across the strip instead, each pixel's 16 channels
-    // one streamed line (transpose_rows16_streamed_avx2, any strip width): nchw -> nhwc
-    // 32x64x56x56 cold, medians of 12 interleaved, 1 thread 4102 -> 3025 us, 2 threads 3075 ->
-    // 2239 (oneDNN 9084 / 4925); with strips of 256 columns or more only (the last strip of each
-    // image, 64 columns, in the column order below) 3224 / 2133. The column order below stays
-    // for dst off a line.
+    // one streamed line (transpose_rows16_streamed_avx2, any strip width): faster than the
+    // column order below on nchw -> nhwc 32x64x56x56 cold, 1 and 2 threads. The column order
+    // below stays for dst off a line.
     if (transpose_rows16_streamed_avx2<Arch>(src, src_ld, dst, columns_at, rows, cols, pad_rows,
                                              0)) {
       return;
@@ -1318,11 +1304,10 @@ void transpose_tiles_avx2(const T* src, int64_t src_ld, T* dst, const ColumnsAt&
   }
   // Tall strips (nhwc -> nchw: 3136 rows of 64 columns): while a 16-row block moves, its tiles
   // prefetch (to L1) the src lines of the same columns in the next block, one per row per 64
-  // bytes. The hardware prefetcher did not keep up with the 16 rows read 32 bytes at a time:
-  // nhwc -> nchw cold, 1 thread, 4.09 -> 2.72 ms (medians of 9 interleaved). Strips of one
-  // block (nchw -> nChw16c, 16 rows) keep the loop without the prefetch. Also fetching (to L2)
-  // the lines of the block 3 or 4 ahead, as AVX-512's tall strip does, was slower on Zen 3:
-  // 1 thread 2833 -> 3167 / 3795 us, 2 threads 1675 -> 1857 / 2132 (medians of 9 interleaved).
+  // bytes: the hardware prefetcher does not keep up with the 16 rows read 32 bytes at a time.
+  // Strips of one block (nchw -> nChw16c, 16 rows) keep the loop without the prefetch. Also
+  // fetching (to L2) the lines of the block 3 or 4 ahead, as AVX-512's tall strip does, measured
+  // slower on AVX2 Zen 3.
   auto row_blocks = [&](auto prefetch) {
     for (; r0 + 2 * kTile <= rows; r0 += 2 * kTile) {
       [[maybe_unused]] const int64_t next = r0 + 2 * kTile;
@@ -1376,17 +1361,15 @@ void transpose_tiles_avx2(const T* src, int64_t src_ld, T* dst, const ColumnsAt&
 // transpose_tiles for a tall, narrow strip of 32-bit elements on AVX-512 (nhwc -> nchw: 3136
 // rows of 64 columns): each tile prefetches (to L1) the next row block's src lines of its
 // columns, one per row, as AVX2's row blocks do. A block's 16 src rows are read one line each
-// per tile while 64 dst rows are written, and the loads waited on DRAM: nhwc -> nchw 32x64x56x56
-// cold on AMD Zen 4, medians of 12 interleaved, 1 thread 3650 -> 2588 us, 2 threads 1946 ->
-// 1388. Not for strips one tile wide (nChw16c -> nchw: 16 columns, one contiguous run per block
-// that the hardware prefetcher follows; 1175 -> 1411 us with it) nor for short ones (nchw ->
-// nhwc: 64 rows). A function of its own: with the prefetch in transpose_tiles' loop, the strips
-// without it ran 4-7 % slower.
+// per tile while 64 dst rows are written, and without the prefetch the loads wait on DRAM. Not
+// for strips one tile wide (nChw16c -> nchw: 16 columns, one contiguous run per block that the
+// hardware prefetcher follows; slower with it) nor for short ones (nchw -> nhwc: 64 rows). A
+// function of its own: with the prefetch in transpose_tiles' loop, the strips without it run a
+// few % slower.
 // Each tile also prefetches (to L2) the same lines of the row block kTallL2AheadBlocks ahead:
-// one block ahead to L1 alone left about one block's lines in flight, and the strip ran at
-// memcpy's speed while nChw16c -> nchw (the same stores, contiguous src) ran at twice it.
-// nhwc -> nchw cold, medians of 9 interleaved: 1 thread 2725 -> 2058-2073 us (3 to 8 blocks
-// ahead within noise of each other), 2 threads 1409 -> 1082 (docs/performance_log.md).
+// one block ahead to L1 alone leaves about one block's lines in flight, and the strip then runs
+// at memcpy's speed while nChw16c -> nchw (the same stores, contiguous src) runs much faster.
+// 3 to 8 blocks ahead measured within noise of each other.
 constexpr int64_t kTallL2AheadBlocks = 4;
 template <class Arch, class T, class ColumnsAt>
 [[gnu::noinline]] void transpose_tall_strip(const T* src, int64_t src_ld, T* dst,
@@ -1421,12 +1404,11 @@ template <class Arch, class T, class ColumnsAt>
 // Row blocks outermost, so that each src row is read once and the dst rows advance together;
 // except when src's rows are a page or more apart and there are several bands of rows
 // (transpose_tiles_banded). The hardware prefetcher follows none of 16 rows 16 KB apart (ab -> ba
-// 4096), so the loads waited on DRAM. ab -> ba 4096 cold, medians of 10 interleaved: 1 thread
-// 8141 -> 5260 us, 2 threads 4055 -> 2820 (memcpy 3.5 ms / 1.9 ms). In one run of trial
-// builds: banded with the prefetch 5.4 ms, banded without it 6.2, row blocks outermost with the
-// prefetch 10.7 (256 dst rows advancing at once).
+// 4096), so there the loads wait on DRAM: the bands with their prefetch measure faster than
+// bands without it, and both much faster than row blocks outermost with the prefetch (256 dst
+// rows advancing at once).
 // Not inlined: each column mapping gets a function of its own (inlined together into
-// transpose(), the plain tiles ran 5-10 % slower in A/B runs of nhwc -> nchw).
+// transpose(), the plain tiles measured slower on nhwc -> nchw).
 // head (< kTile): the first row block's height, so that the later ones start on a cache line.
 // col_head (< kTile): the first column block's width, so that the later ones start on src's
 // cache lines.
@@ -1477,9 +1459,8 @@ template <class Arch, class T, class ColumnsAt>
   } else {
     // A large strip of several row blocks (nchw -> nhwc: 64 rows) reads each block's rows as
     // runs along the strip, more than the hardware prefetcher follows at once: each tile
-    // prefetches (to L2) its rows kRowsAheadBytes further along (run_transpose's
-    // kMinStripRunBytes gives the figures; 512 and 1024 bytes ahead measured slower than 256 or
-    // within noise of it).
+    // prefetches (to L2) its rows kRowsAheadBytes further along (512 and 1024 bytes ahead
+    // measured slower than 256 or within noise of it).
     constexpr int64_t kRowsAheadBytes = 256;
     const bool fetch_along_rows = stream && rows > kTile;
     // Full row blocks of a strip a whole number of tiles wide take its columns before src's
@@ -1526,9 +1507,9 @@ template <class Arch, class T, class ColumnsAt>
 
 // Rows before the first 64-byte boundary of dst, when every column shares that boundary and
 // partial tiles are cheap (AVX-512 masks): the other tiles' rows are then whole cache lines, not
-// two halves (malloc gives 16-byte alignment), and may be streamed (ab -> ba 4096: 14 -> 10 ms).
-// Only for long columns: with 64 rows (nchw -> nhwc, C = 64) the extra partial row block made
-// the tile count 5/4 and measured 2x slower.
+// two halves (malloc gives 16-byte alignment), and may be streamed (faster on ab -> ba 4096).
+// Only for long columns: with 64 rows (nchw -> nhwc, C = 64) the extra partial row block makes
+// the tile count 5/4 and measured much slower.
 template <class Arch, class T>
 int64_t aligning_head(const void* dst, const dst_columns& m, int64_t rows) {
   constexpr int64_t kMinRows = 128;
@@ -1543,9 +1524,9 @@ int64_t aligning_head(const void* dst, const dst_columns& m, int64_t rows) {
 // 16-lane row loads are then whole cache lines instead of two halves (a split load waits for
 // two lines). Only with at least 64 columns after the head (the strips of run_transpose start on
 // src's lines after the first, so only a strip's first tile is partial): nhwc -> nchw with 64
-// columns in all took 1433 -> 2143 us with a head (5 column tiles instead of 4). Grouped columns
+// columns in all measured much slower with a head (5 column tiles instead of 4). Grouped columns
 // only when the strip is a whole number of tiles wide, so that transpose_tiles wraps the head
-// and the tail into one tile (oihw's 144: a head alone, 10 tiles instead of 9, gained nothing).
+// and the tail into one tile (oihw's 144: a head alone, 10 tiles instead of 9, gains nothing).
 template <class Arch, class T>
 int64_t aligning_col_head(const void* src, int64_t src_ld, const dst_columns& m, int64_t rows,
                           int64_t cols) {
@@ -1584,10 +1565,9 @@ int64_t aligning_head_avx2(const void* dst, const dst_columns& m, int64_t rows, 
 // (oihw's 9 KB), each tile also prefetches its share of them to L2, so that the copy's stores
 // find their lines there instead of each waiting for its read for ownership.
 // Returns false (nothing done) for other strips.
-// AVX2 on Zen 3, 1 thread cold, medians of 15 interleaved: 487 -> 316 us (oneDNN 353-355), warm
-// 186 -> 148. AVX-512 on Zen 4, medians of 9 interleaved, against its register tiles: 1 thread
-// cold 380 -> 282 us (oneDNN 313), warm 108 -> 96 (oneDNN 104); without the dst prefetch cold
-// was 311-344 (docs/reorder.md).
+// Measured faster than the tiles in src column order, cold and warm, on AVX2 Zen 3 and AVX-512
+// Zen 4, and ahead of oneDNN cold; the dst prefetch is part of the cold gain:
+// bazel run -c opt //bench/reorder:reorder_bench -- --benchmark_filter=f32_oihw_OIhw16i16o
 constexpr int64_t kGroupedBlockCols = 256, kGroupedPrefetchBytes = 256;
 template <class Arch>
 bool grouped_strip(const float* src, int64_t src_ld, float* dst, const dst_columns& m,
@@ -1623,9 +1603,8 @@ bool grouped_strip(const float* src, int64_t src_ld, float* dst, const dst_colum
   }
   // Column c = g * group + k goes to g * group_ld + k * ld: k outermost is dst order
   // (group_ld <= ld). m's fields are read into locals first: the intrinsic stores may alias
-  // anything, so the loop reloaded them (and redid its multiplications) every 64 bytes. Zen 3,
-  // oihw -> OIhw16i16o, 1 thread, medians of 12-15 interleaved: warm 233 -> 170 and 155 -> 128
-  // us; cold level (644 -> 607, 530 -> 575).
+  // anything, so the loop would reload them (and redo its multiplications) every 64 bytes
+  // (measured slower warm on AVX2 Zen 3, oihw -> OIhw16i16o).
   const int64_t group = m.group, group_ld = m.group_ld, ld = m.ld;
   for (int64_t k = 0; k < group; ++k) {
     for (int64_t g = 0; g < groups; ++g) {
@@ -1751,12 +1730,10 @@ template <class Arch, class S, class D, class Lanes>
 // A 64-row strip's columns are taken in chunks of kBytes64Chunk through a local block of packed
 // row quads (64 KB), 16 rows (4 quads) at a time along the chunk; each load prefetches the line
 // of the next 16 rows at the same column to L2. Reading one line from each of the 64 rows in
-// turn had 64 read streams in flight, more than the hardware prefetcher follows; 16 rows along
-// a chunk read at the rate of a plain sequential read (a read-only loop over this src: 16 rows
-// in step 1.2 ms, 64 rows in step 2.9 ms, sequential 1.3 ms). Chunks of 1024 columns rather
-// than 256 (4 KB runs of each row, not 1 KB): f32 -> s8 nchw -> nhwc cold, medians of 9-12
-// interleaved in two runs, 1 thread 2363 -> 2090 and 2486 -> 2085 us, 2 threads 1459 -> 1290
-// and 1716 -> 1542.
+// turn keeps 64 read streams in flight, more than the hardware prefetcher follows (a read-only
+// loop over this src runs far below the sequential rate that way); 16 rows along a chunk
+// read at about the rate of a plain sequential read. Chunks of 1024 columns (4 KB runs of each
+// row) measured faster than 256 on f32 -> s8 nchw -> nhwc cold, 1 and 2 threads.
 constexpr int kBytes64Chunk = 1024;
 constexpr int kBytes64StepQuads = 4;
 
@@ -1958,17 +1935,15 @@ void transpose_convert(const void* src, int64_t src_ld, void* dst, const dst_col
 #endif
 
 #if defined(__AVX2__)
-// AVX2's transpose_convert, for 32-bit sources into 8-bit dst (the two-pass path through scratch
-// transposed f32 into a block and narrowed it through a stack buffer, behind oneDNN on f32 -> s8
-// nchw -> nhwc). Rows in blocks of 32 x 8 columns (convert_block32_to_bytes) where they fit,
-// the rest (the sum post-op, rows past the last 32, partial column tiles, padding rows) by
+// AVX2's transpose_convert, for 32-bit sources into 8-bit dst (the two-pass path through scratch,
+// transposing f32 into a block and narrowing it through a stack buffer, falls behind oneDNN on
+// f32 -> s8 nchw -> nhwc). Rows in blocks of 32 x 8 columns (convert_block32_to_bytes) where they
+// fit, the rest (the sum post-op, rows past the last 32, partial column tiles, padding rows) by
 // 8x8 tiles converted per dst row.
 
 // How far ahead along its row each src row of a tall block is prefetched (elements; 4 cache
 // lines of f32): AVX2's unstreamed 32-row byte blocks. They are 32 read streams at once, more
-// than the hardware prefetcher follows: without it a block waited on its loads (AVX-512's 64-row
-// byte blocks, which took it before they went through a local block: f32 -> s8 nchw -> nhwc
-// cold 3.4 -> 1.4 ms with 32..128).
+// than the hardware prefetcher follows: without it a block waits on its loads.
 constexpr int kPrefetchAhead = 64;
 
 // Rows 4g .. 4g + 3 (src, src + src_ld, ...) x 8 columns of a 32-bit source quantized and
@@ -2076,10 +2051,10 @@ void convert_strip64_to_bytes_avx2(const S* src, int64_t src_ld, int64_t cols,
 // quant_lanes itself. quant_lanes::apply tests each attribute per vector, reading q through a
 // reference after every store (the compiler cannot keep it in registers): in a warm f32 -> s8
 // run, 5 compares with memory and 20 branches per four rows of 8 columns, against about 20
-// other instructions. Driver, 1 thread, f32 -> s8 nchw -> nhwc with a src scale of 0.5, 5 runs
-// alternating: 1x64x56x56 72 -> 41 us, 2x64x28x28 39 -> 27 (medians); without the scale
-// 2x64x28x28 23 -> 11. Rows 4 KB apart (2x64x32x32, every row of a block in one L1 set) went
-// 53 -> 61 us: conflict misses, not instructions, bound that shape.
+// other instructions. Choosing the steps once measured clearly faster on small warm f32 -> s8
+// nchw -> nhwc (1x64x56x56, 2x64x28x28, with or without a src scale). Rows 4 KB apart
+// (2x64x32x32, every row of a block in one L1 set) are bound by conflict misses instead, and do
+// not gain.
 template <class Arch, class F>
 [[gnu::always_inline]] inline void with_block_lanes(const quant_lanes<Arch>& lanes,
                                                     const quant_ptrs& q, const F& f) {
@@ -2157,12 +2132,10 @@ void transpose_convert_avx2(const void* src_v, int64_t src_ld, void* dst_v,
           // 64 rows at a time through convert_strip64_to_bytes_avx2 (kernels.cc gives these strips
           // up to 4096 columns: byte_blocks64); each column's 64 dst bytes (a whole line when on
           // one, as for nchw -> nhwc with 64 channels) are stored back to back, by two
-          // non-temporal 32-byte stores, and dst is not read for ownership. f32 -> s8 32x64x56x56
-          // cold (streamed by kernels.cc's stream_transposed_dst), medians of 12 interleaved:
-          // 1 thread 4643 -> 3477 us, 2 threads 2660 -> 2356, against two 32-row blocks of the
-          // same 8 columns at a time from 256-column strips (64 read streams in step; docs/
-          // performance_log.md, reorder AVX2 round 7). One 32-row block at a time had written every
-          // line in two halves a strip apart.
+          // non-temporal 32-byte stores, and dst is not read for ownership. Faster on f32 -> s8
+          // 32x64x56x56 cold (1 and 2 threads) than two 32-row blocks of the same 8 columns at a
+          // time from 256-column strips (64 read streams in step); one 32-row block at a time
+          // writes every line in two halves a strip apart.
           for (; r0 + 64 <= block_rows; r0 += 64) {
             D* d = dst + r0;
             convert_strip64_to_bytes_avx2<Arch, S, D>(
@@ -2240,8 +2213,8 @@ transpose_convert_fn* find_transpose_convert(data_type s, data_type d) {
       using S = decltype(sv);
       using D = decltype(dv);
       // 32-bit src into the vector-converted types and f16; f16 into f32. Through scratch
-      // (two passes), f16 -> f32 nchw -> nhwc 32x64x56x56 cold took 11.9 ms at 1 thread,
-      // 2.4x a same-run memcpy of the f32 bytes.
+      // (two passes), f16 -> f32 nchw -> nhwc 32x64x56x56 cold runs far behind a memcpy of the
+      // f32 bytes.
       constexpr bool k32 = std::is_same_v<S, float> || std::is_same_v<S, int32_t>;
       if constexpr ((k32 && (vector_convertible_v<D> || std::is_same_v<D, f16>)) ||
                     (std::is_same_v<S, f16> && std::is_same_v<D, float>)) {
