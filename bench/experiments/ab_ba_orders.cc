@@ -1,10 +1,9 @@
 // Standalone harness: orders of an ab -> ba 4096 f32 transpose on AVX2, cold (four rotating
 // pairs of 64 MB buffers), 5 rounds x 4 calls per order, interleaved; min and median in ms.
-// "A" copies reorder's 64-row bands (transpose_tiles_banded_avx2 before session 39), "readA"
-// its read pattern alone; "B<R>x<W>" moves R rows at a time across strips of W columns, each
-// column's R floats streamed from the registers, src lines prefetched 256 bytes ahead ("np":
-// none; "p<N>": N bytes). transpose_rows16_streamed_avx2 is B16x1024. docs/performance_log.md,
-// reorder AVX2 round 8, has its results.
+// "A" is 64-row bands (the order of transpose_tiles_banded_avx2), "readA" its read pattern
+// alone; "B<R>x<W>" moves R rows at a time across strips of W columns, each column's R
+// floats streamed from the registers, src lines prefetched 256 bytes ahead ("np": none; "p<N>":
+// N bytes). transpose_rows16_streamed_avx2 is B16x1024.
 //
 //   bazel build -c opt //bench/experiments:ab_ba_orders
 //   bazel-bin/bench/experiments/ab_ba_orders [names...]   # T2=1: 2 threads; HUGE=1: 2 MiB pages

@@ -1,7 +1,6 @@
 // Standalone harness: what reading the f32 -> s8 nchw -> nhwc bench's bytes costs without the
-// transpose (docs/performance.md, "Why the targets not met are not", reorder (b)). The same
-// 32x64x56x56 f32 source, cold (ten rotating buffer sets), 6 rounds x 5 calls per order,
-// interleaved; min and median in us:
+// transpose, a floor for that reorder. The same 32x64x56x56 f32 source, cold (ten rotating
+// buffer sets), 6 rounds x 5 calls per order, interleaved; min and median in us:
 // - "read": every src element loaded and summed, nothing stored (the read alone);
 // - "convert": src scaled by 0.5 and converted to s8 in address order (abcd -> abcd), the dst
 //   lines streamed: the f32 -> s8 reorder's bytes read and written with no transpose;

@@ -6,7 +6,9 @@
 //   int_add  2^k added to the table entry's exponent as an integer instead of multiplied
 // Prints the minimum TSC ticks per vector of 2000 sweeps over 1024 elements, five rounds, and
 // how many results differ from the library's bits (int_add must differ in none).
-// docs/performance_log.md, session 42. Build with -c opt; needs AVX2 and FMA.
+// Build with -c opt; needs AVX2 and FMA:
+//
+//   bazel run -c opt //bench/experiments:exp_polynomial
 #include <immintrin.h>
 #include <x86intrin.h>
 

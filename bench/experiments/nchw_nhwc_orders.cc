@@ -1,10 +1,9 @@
 // Standalone harness: orders of an nchw -> nhwc f32 32x64x56x56 transpose on AVX2, cold (six
 // rotating buffer sets), 5 rounds x 4 calls per order, interleaved; min and median in ms.
-// "cur" copies reorder's short-column order before session 39 (8 columns down all 64 rows into
-// a local block, streamed); "rows<R>" moves R rows at a time across each whole plane and
-// "chunk<W>" 16 rows at a time across chunks of W columns, each pixel's rows streamed from the
-// registers, src lines prefetched 256 bytes ahead ("np": none). docs/performance_log.md, reorder
-// AVX2 round 8, has its results.
+// "cur" is a short-column order (8 columns down all 64 rows into a local block, streamed);
+// "rows<R>" moves R rows at a time across each whole plane and "chunk<W>" 16 rows at a time
+// across chunks of W columns, each pixel's rows streamed from the registers, src lines
+// prefetched 256 bytes ahead ("np": none).
 //
 //   bazel build -c opt //bench/experiments:nchw_nhwc_orders
 //   bazel-bin/bench/experiments/nchw_nhwc_orders [names...]   # T2=1: 2 threads

@@ -4,8 +4,7 @@
 // sums in registers and sweeps their 63 runs of 256 bytes three times (as the library's
 // forward_four_rows does, without its nearby exp); "whole_image" sweeps each image's 197 KB in
 // address order three times, the per-pixel maxima and sums in an L1 buffer; "dense_rows" is
-// the same bytes as 1008-float rows (nhwc), for target (d). One simple exp serves all three.
-// docs/performance_log.md, softmax session 39, has its results.
+// the same bytes as 1008-float rows (nhwc), for comparison. One simple exp serves all three.
 //
 //   bazel build -c opt //bench/experiments:softmax_nchw16c_orders
 //   bazel-bin/bench/experiments/softmax_nchw16c_orders   # T2=1: 2 threads; HOT=1: one set
