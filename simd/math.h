@@ -122,11 +122,11 @@ namespace internal {
 // function of this header compiled with ISA flags must be (one instantiation per ISA unit).
 // kScaled: the table entry is first multiplied by scale (a power of two), off the polynomial's
 // chain, and the result is scale * 2^(j/8) e^r. The exps of softmax are bound by the latency of
-// their chains (how many fit in the scheduler) more than by their operation count: on AMD Zen 3,
-// in L1, exp_minus_nearby_f32 took 9.5 cycles per vector with the product by scale last, 8.1
-// with it first. The same bits but where t * r * scale is subnormal (results below about
-// 2^-121), whose rounding there adds at most 1/8 ulp (largest error 0.90 -> 0.98 ulp over every
-// 8th f32 of ranges of 86).
+// their chains (how many fit in the scheduler) more than by their operation count: on AVX2
+// Zen 3, in L1, exp_minus_nearby_f32 measured faster with the product by scale first than last.
+// The same bits but where t * r * scale is subnormal (results below about 2^-121), whose
+// rounding there adds at most 1/8 ulp (largest error 0.98 ulp over every 8th f32 of ranges of
+// 86, against 0.90 with the product last).
 template <class Arch, bool kScaled = false>
 __m256 table8_times_exp(__m256 r, __m256i bits, __m256 scale = _mm256_setzero_ps()) {
   __m256 q = _mm256_fmadd_ps(_mm256_set1_ps(0x1.555556p-5f), r, _mm256_set1_ps(0x1.555556p-3f));
@@ -513,7 +513,7 @@ class exp_minus_nearby_lanes_f32 {
 // fit of (e^r - 1)/r (|error| below 2^-37.5 relative), and 2^floor(n/16) by one vscalefpd: no
 // division, denormal and overflowing results rounded once (exp(x) finite up to 709.78).
 // On avx2 (with FMA; no vscalefpd, no f64 <-> int64 conversion, which xsimd::exp does lane by
-// lane in C++: 48 cycles per vector): n = round(x / ln2), r = x - n ln2 (the same Cody-Waite
+// lane in C++, slowly): n = round(x / ln2), r = x - n ln2 (the same Cody-Waite
 // pair, |r| <= ln2/2), exp(r) by its Taylor polynomial of degree 11 (truncation below 2^-47),
 // times scale's mantissa, then 2^(n + scale's exponent) as two powers of two built from the
 // bits, the first keeping the product normal and exact, so the second rounds it once into the

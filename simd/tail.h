@@ -40,9 +40,9 @@ inline uint64_t low_lanes_mask(int count) {
 
 #if defined(__AVX2__)
 // AVX2's lane mask of the first `count` lanes of `lane_bytes` (4 or 8) bytes: all ones in each.
-// The stack buffer it replaces cost a memcpy call and a failed store-to-load forward per tail:
-// softmax of 442 rows of 19 f32 (two vectors and a 3-lane tail) took 44 us against 26 for rows
-// of 24, 1 thread (docs/performance_log.md, session 43).
+// A stack buffer instead costs a memcpy call and a failed store-to-load forward per tail:
+// softmax of 442 rows of 19 f32 (two vectors and a 3-lane tail) then runs far slower than rows
+// of 24, 1 thread.
 inline __m256i avx2_low_lanes(int count, int lane_bytes) {
   const __m256i lane = lane_bytes == 4 ? _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)
                                        : _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3);

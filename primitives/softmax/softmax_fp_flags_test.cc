@@ -2,11 +2,11 @@
 // (MXCSR's UE and DE) where no result needs a denormal, on every ISA's kernels: rows ending in a
 // partial vector, and rows with masked elements (-Inf, or far below the max) whose exps are 0.
 //
-// Why it matters: Intel cores handle an underflowing result in microcode, ~60 ns a vector. The
-// lanes past a row's end once went through the exp as -Inf (or 0 with a max above 88) and
-// underflowed there, although their exps were thrown away: rows of 442 x 15 took 3x rows of
-// 442 x 16. Masked elements went through it too, as max - 110. The flags are the observable
-// trace of that; the timing itself is the benchmarks'.
+// Why it matters: Intel cores handle an underflowing result in microcode, slowly. Lanes past a
+// row's end that go through the exp as -Inf (or 0 with a max above 88) underflow there although
+// their exps are thrown away (rows of 442 x 15 then take several times as long as rows of
+// 442 x 16), and so do masked elements taken as max - 110. The flags are the observable trace of
+// that; the timing itself is the benchmarks'.
 #include <xmmintrin.h>
 
 #include <cmath>

@@ -566,9 +566,7 @@ TEST(Softmax, BlockedAxisFourRowsAtOnce) {
 // or none; images of 9 to 81 pixels, and of 4000 channels; images split between two threads
 // (3 x 25 pixels, C >= 1400, so that a thread starts inside an image); a row whose range
 // declines the nearby exp (its group of four then takes exp_diff); rows that are all -Inf;
-// in place. Every result within 4 eps of the reference; the padding of dst zero. (Written for a
-// kernel that swept an image's rows together, session 40; it was level with the four rows and
-// not kept, see docs/performance_log.md.)
+// in place. Every result within 4 eps of the reference; the padding of dst zero.
 TEST(Softmax, BlockedAxisAcrossShapesThreadsAndSpecials) {
   struct shape {
     std::vector<dim_t> dims;

@@ -19,12 +19,11 @@ namespace {
 
 // dx = step(dy, y) over a dense row: whole vectors two per step, then the tail.
 // next_dx: the next row's dx, fetched into L1 meanwhile (nullptr: none), so that its stores do
-// not wait for its lines (nhwc 32x1000x7x7, see docs/performance_log.md). The next row's y and dy
-// are not: the hardware prefetcher follows them (rows are read in order), and fetching them into
-// L1 as well crowded out the current row (AMD Zen 4, 1 thread, medians of 9 interleaved:
-// 1024x1000 cold 673 -> 530 us, hot 216 -> 208; nhwc cold 1024 -> 943, hot 360 -> 300 at the
-// lower quartile; avx2 alike). A head of up to W - 1 elements first puts dx's vectors on whole
-// lines (aligning_head). Each element's result is the same wherever the row is split.
+// not wait for its lines (faster on nhwc 32x1000x7x7). The next row's y and dy are not: the
+// hardware prefetcher follows them (rows are read in order), and fetching them into L1 as well
+// crowds out the current row (measured slower on AVX-512 Zen 4 and on avx2, 1024x1000 and nhwc,
+// hot and cold). A head of up to W - 1 elements first puts dx's vectors on whole lines
+// (aligning_head). Each element's result is the same wherever the row is split.
 template <class A, class Dst, class DiffDst, class DiffSrc, class Step>
 void map_row(const dense_geometry& g, const Dst* y, const DiffDst* dy, DiffSrc* dx, Step step,
              DiffSrc* next_dx = nullptr) {
@@ -41,8 +40,8 @@ void map_row(const dense_geometry& g, const Dst* y, const DiffDst* dy, DiffSrc* 
     for (; i + 2 * W <= n; i += 2 * W) {
       if (next_dx != nullptr) {
         for (int b = 0; b < 2 * W * int{sizeof(DiffSrc)}; b += 64) {
-          // A read prefetch (prefetcht0: the build has no -mprfchw); prefetchw itself was no
-          // faster (1024x1000, 1 thread: hot 216 -> 242 us, cold 673 -> 706, medians of 9).
+          // A read prefetch (prefetcht0: the build has no -mprfchw); prefetchw itself
+          // measured slower (1024x1000, 1 thread, hot and cold).
           __builtin_prefetch(reinterpret_cast<char*>(next_dx + off + i) + b, 1, 3);
         }
       }
@@ -87,11 +86,11 @@ void load_short_row(const Dst* y, const DiffDst* dy, int tail, vf<A>* d, vf<A>* 
 
 // Single-run rows of NV vectors or fewer (benchdnn's CI shapes: 2x19x17x13 along C in nhwc,
 // 442 rows of 19): the row is loaded once into registers, and the next row is loaded before
-// this one's results are stored. In place (dx = dy) backward_rows' next row began with a load
-// from the line the previous row's masked tail store had just written; a load that overlaps a
+// this one's results are stored. In place (dx = dy) backward_rows' next row begins with a load
+// from the line the previous row's masked tail store has just written; a load that overlaps a
 // masked store cannot take its bytes from it and, as far as we can tell, waits for the store
-// to reach L1 (in place took 2.3x the time of out of place, Intel, 1 thread). Its pass 2 also
-// split the row at diff_src's line (aligning_head): a third partial vector per row of 19.
+// to reach L1 (in place runs at a fraction of out of place's speed, Intel, 1 thread). Its pass 2
+// also splits the row at diff_src's line (aligning_head): a third partial vector per row of 19.
 // The arithmetic is backward_rows': the sum in pass 1's grouping (four vectors at once only for
 // a row of exactly four), each element's result by the same step. So the bits are its bits.
 template <class A, class Dst, class DiffDst, class DiffSrc, bool kLog, int NV>

@@ -45,17 +45,16 @@ struct vector_walk {
 // Four rows at once when runs_fit_four_rows: the rows of neighbouring spatial positions have
 // adjacent runs, so each step reads four adjacent runs (whole cache lines) instead of one line
 // 3 KB from the next, and the four rows' chains run in parallel. f32 softmax /
-// softmax_inf_as_zero only (exps kept in dst). Runs of two vectors (nChw16c on avx2) took the
-// one-row loop before, 3.5x the time of the same problem in nhwc (32x1000x7x7, 1 thread, hot).
+// softmax_inf_as_zero only (exps kept in dst). In the one-row loop, runs of two vectors (nChw16c
+// on avx2) take several times as long as the same problem in nhwc (32x1000x7x7, 1 thread, hot).
 //
 // The exp sweep fetches the next four rows' runs into L2 when `prefetch_next` (they exist), src
 // and dst: the first sweep of a group otherwise waits on its 4 x 63 lines, 3 KB apart, from L3
 // or memory (the hardware prefetcher does not follow 63 streams), and the exp sweep's stores on
-// read-for-ownership misses. On avx512bw since 2026-11-25 (AMD Zen 4, nChw16c 32x1000x7x7,
-// medians of 9 interleaved: 1 thread cold 1261 -> 1048 us, hot 641 -> 587; 2 threads cold 669
-// -> 578). src went into L1 at first; into L2 the group's own 4 x 63 lines of src and of dst
-// (32 KB, all of L1) are not crowded out by the next group's: 1 thread cold 1092 -> 822 us,
-// 2 threads 660 -> 556, hot level (two groups ahead: level with one).
+// read-for-ownership misses. Measured faster cold on AVX-512 Zen 4, 1 and 2 threads:
+//   bazel run -c opt //bench/softmax:softmax_bench -- --benchmark_filter=nChw16c
+// Into L2, not L1: the group's own 4 x 63 lines of src and of dst (32 KB, all of L1) are then not
+// crowded out by the next group's. Two groups ahead is no better than one.
 template <class A, class S, class D>
 void forward_four_rows(const kernel_args& k, dim_t row0, bool prefetch_next) {
   using F = vf<A>;
@@ -73,8 +72,8 @@ void forward_four_rows(const kernel_args& k, dim_t row0, bool prefetch_next) {
   }
   const char* next_src[R] = {};
   const char* next_dst[R] = {};
-  // A run's first and last byte: a run that is not line-aligned spans two lines (the last row's
-  // second line, left out, was 9 % of the time).
+  // A run's first and last byte: a run that is not line-aligned spans two lines (leaving out the
+  // last row's second line costs measurable time).
   const dim_t run_last = (g.chunk - 1) * dim_t{sizeof(S)};
   const dim_t dst_run_last = (g.chunk - 1) * dim_t{sizeof(D)};
   if (prefetch_next) {
@@ -246,11 +245,9 @@ row_range last_sweep(D* q, dim_t n, const S* ahead, Y&& y) {
 
 // Rows shorter than this go in pairs (forward_row_pair). On avx512bw they keep exp_diff and do
 // not look for their min: the min's sweep and reduction cost more there than Fast2Sum saves
-// (8192x128: 355 -> 399 us hot with them). Also
-// with exp_minus_f32 (2026-11-23, 1 thread hot, medians of 12 interleaved): one row at a time
-// with it, 8192x128 softmax 364 -> 338 us but logsoftmax 446 -> 459, against the pairs below
-// without it; the pairs choosing it per row (the min found in the look-ahead sweep, nine
-// instantiations of the exp loop) 348 -> 419 and 455 -> 520.
+// (8192x128 hot measured slower with them). Neither one row at a time with exp_minus_f32 (faster
+// for softmax, slower for logsoftmax) nor pairs choosing their exp per row (nine instantiations
+// of the exp loop; slower for both) beats the pairs without it.
 constexpr dim_t kMinRangeRow = 512;
 
 // The ranges of a pair of rows, found by the previous pair's last sweep (known) or not yet. The
@@ -265,9 +262,9 @@ struct pair_ranges {
 // kMinRangeRow). A row's steps are one chain of dependencies
 // (max, its reduction across lanes, the exps, the f64 sum and its reduction, the division, the
 // scaling), and a 128-element row has too little work between them for the out-of-order window
-// to overlap the next row's chain: 8192x128 took 45 ns per row against 27 ns per 128 elements of 1024x1000. Two rows' chains run
-// side by side here. Each row gets exactly forward_dense_rows's operations in its order (the
-// same grouping of the sum), so the results are the same bits.
+// to overlap the next row's chain: a row of 8192x128 takes much longer than 128 elements of
+// 1024x1000. Two rows' chains run side by side here. Each row gets exactly forward_dense_rows's
+// operations in its order (the same grouping of the sum), so the results are the same bits.
 // Rows row and row + 1; `given`: their ranges if known. With look_ahead (rows row + 2 and
 // row + 3 exist), the last sweep also finds those rows' ranges and returns them (as
 // last_sweep does for one row).
@@ -275,11 +272,11 @@ struct pair_ranges {
 // forward_dense_rows does for one row (same operations in the same order, so the same bits);
 // where either row's range does not allow it, the pair declines after its first sweep (`paired`
 // false, nothing written) and the caller runs both rows one at a time, so every row gets the
-// exp it would get alone. One row at a time, 8192x128 spent about half its time on the chain
+// exp it would get alone. One row at a time, 8192x128 spends about half its time on the chain
 // between rows.
 // kLog: the algorithm as a compile-time flag, as forward_dense_rows' sum_exps has it. As a run-time
-// flag its test stood in every step of the exp loop (Intel, 1 thread, 8192x128, medians of 18
-// interleaved: logsoftmax hot 1069 -> 993 us, cold 1247 -> 1192; softmax hot 800 -> 697).
+// flag its test would stand in every step of the exp loop (measured slower on Intel, 8192x128,
+// softmax and logsoftmax).
 template <class A, bool kLog>
 pair_ranges forward_row_pair(const kernel_args& k, dim_t row, pair_ranges given,
                              bool look_ahead, bool& paired) {
@@ -301,9 +298,8 @@ pair_ranges forward_row_pair(const kernel_args& k, dim_t row, pair_ranges given,
 
   // Row maxima (exact in any order) of the rows at p[0] and p[1], two accumulators each, and
   // minima where kNearby; between(i, lanes) runs before each step.
-  // The lambdas here are forced inline: 8192x128 softmax, 1 thread, hot, medians of 12-15
-  // interleaved, 344 -> 300 us in three runs; logsoftmax 448 -> 416 in one, 443 -> 440 in
-  // another (written as before, with the attribute on its three lambdas only, nothing moved).
+  // The lambdas here are forced inline, all of them (faster on 8192x128 softmax, 1 thread, hot;
+  // the attribute on three of them alone gains nothing).
   auto maxima = [&](const float* const* p, auto&& between) __attribute__((always_inline)) {
     F mx[2][2] = {{F(neg_inf), F(neg_inf)}, {F(neg_inf), F(neg_inf)}};
     F mn[2][2] = {{F(-neg_inf), F(-neg_inf)}, {F(-neg_inf), F(-neg_inf)}};
@@ -449,14 +445,12 @@ pair_ranges forward_row_pair(const kernel_args& k, dim_t row, pair_ranges given,
 // Short single-run rows (is_short_row: up to 64 elements on avx512bw, 16 on sse4_2) whose dst is
 // not f32 (bf16, f16; f32 rows go in pairs, forward_row_pair), on the ISAs whose short rows take
 // exp_diff (not avx2, whose rows choose their exp by their range): the row in registers, loaded
-// once, and the next row loaded before this one's results are stored. forward_dense_rows swept
-// such a row three times through memory, its exps through a per-thread f32 row: bf16 2x19x17x13
-// along C in nhwc (442 rows of 19) ran at 0.67x-0.85x oneDNN's speed on Intel, 1 thread.
-// Only rows of one vector or with a partial last one: rows of two to four whole vectors were
-// level or 3-6 % slower this way than in forward_dense_rows, which finds the max of the row
-// after next during its last sweep (Intel, 1 thread, bf16, medians of 3 interleaved: 4096x48
-// 0.173 -> 0.184 ms, 4096x64 0.191 -> 0.202; against 4096x16 0.211 -> 0.106, 4096x33 0.203 ->
-// 0.185, 4096x63 0.245 -> 0.219 for the rows taken).
+// once, and the next row loaded before this one's results are stored. forward_dense_rows sweeps
+// such a row three times through memory, its exps through a per-thread f32 row, and falls behind
+// oneDNN on bf16 2x19x17x13 along C in nhwc (442 rows of 19) on Intel, 1 thread.
+// Only rows of one vector or with a partial last one: rows of two to four whole vectors measured
+// level or slower this way than in forward_dense_rows, which finds the max of the row after next
+// during its last sweep (Intel, 1 thread, bf16 4096x48 and 4096x64).
 // The arithmetic is forward_dense_rows': the max (exact in any order; a NaN x is dropped by
 // maxps as there), exp_diff with the lanes past the end holding the max, the sum in its
 // grouping (four vectors at once only for a row of exactly four), the same normalisation. So
@@ -562,10 +556,9 @@ void forward_dense_rows(const kernel_args& k, dim_t begin, dim_t end) {
   // Rows of one run up to 16 KB (in L1 with their dst) find the max and min of the row after
   // next in their last sweep (last_sweep), and choose the next row's exp before that sweep. So
   // the steps between a row's range and its exp sweep (the reductions across lanes, the choice)
-  // run while other rows' sweeps do. Looking one row ahead, they stood between two rows
-  // (1024x1000, 1 thread, hot: 235 -> 218 us; bf16 250 -> 227; logsoftmax 281 -> 251). Longer
-  // rows would fetch that row from memory during the sweep: slower (64x30522 cold: 658 -> 720 us,
-  // one row ahead).
+  // run while other rows' sweeps do; looking one row ahead, they would stand between two rows
+  // (measured slower on 1024x1000 f32 and bf16, softmax and logsoftmax, hot). Longer rows would
+  // fetch that row from memory during the sweep: slower (64x30522 cold).
   // Longer softmax rows that pass 2 fetches into L2 (worth_prefetching_rows_to_l2) find the next
   // row's range in their last sweep instead, reading it from L2: its own first sweep is skipped.
   // Not logsoftmax, whose last sweep reads src as well.
@@ -674,7 +667,7 @@ void forward_dense_rows(const kernel_args& k, dim_t begin, dim_t end) {
     // (worth_prefetching_rows_to_l2), and its dst too: the stores of the next row's sweeps
     // (softmax's exps here, logsoftmax's last sweep) then find their lines in L2 instead of
     // each waiting for a read for ownership from L3 or DRAM. For rows that fit L1 the dst
-    // prefetch made softmax 1024x1000 and nhwc slower (cold 505 -> 559 us, 731 -> 795).
+    // prefetch measured slower (softmax 1024x1000 and nhwc, cold).
     const char* next_row = nullptr;
     const char* next_dst = nullptr;
     const bool next_row_to_l2 = worth_prefetching_rows_to_l2<A>(g, sizeof(S));
@@ -690,8 +683,7 @@ void forward_dense_rows(const kernel_args& k, dim_t begin, dim_t end) {
     // logsoftmax's pass 2 writes nothing, so its last sweep's stores would each wait for a read
     // for ownership: rows that fit L1 fetch their own dst lines meanwhile, as the pairs do
     // (forward_row_pair). Longer rows have theirs in L2 from the previous row's pass 2.
-    // 1024x1000 on Zen 3, medians of 18 interleaved: 1 thread cold 1317 -> 1130 us, 2 threads
-    // 861 -> 782, hot level.
+    // Faster cold on AVX2 Zen 3 (logsoftmax 1024x1000, 1 and 2 threads), level hot.
     const bool fetch_own_dst = log && look_ahead;
     // exp_of(x) = exp(x - max), by the cheapest method the row's range allows.
     auto sum_exps_of = [&](auto&& exp_of, auto log_tag) {
@@ -824,10 +816,9 @@ void forward_dense_rows(const kernel_args& k, dim_t begin, dim_t end) {
 }
 
 // Whether rows of k find their min as well as their max (to choose their exp). On avx2, rows of
-// every length do: their min lets them take exp_minus_nearby_f32. One row at a time with it saved
-// more than the pairs of short rows without it (8192x128, 1 thread, medians of 9-12, softmax hot
-// 875 -> 730 us, cold 1120 -> 880; logsoftmax hot 1115 -> 985, cold 1450 -> 1236); since
-// 2026-11-25 the pairs find it too (forward_row_pair) and short rows go in pairs again.
+// every length do: their min lets them take exp_minus_nearby_f32, which saves more than the
+// pairs of short rows gain without it (8192x128, softmax and logsoftmax, hot and cold); the pairs
+// find it too (forward_row_pair).
 template <class A>
 bool finds_row_min(const kernel_args& k) {
   return k.dense.len >= kMinRangeRow || std::is_same_v<A, xsimd::avx2>;

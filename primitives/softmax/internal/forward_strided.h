@@ -28,9 +28,9 @@ namespace {
 // min, phase 1 merges them and stores each part's per-lane sums, phase 2 merges those (in part
 // order) and normalises. Each part's sums are folded to lanes before they are merged, so the
 // results depend on the parts, not on the threads.
-// kLog is a template parameter, as in sweep_lane_vectors: as a run-time flag it left a branch and
-// the count of maxima in every softmax step of the exp sweep (30000x8, 1 thread, hot: that sweep
-// took 64 of the 86 us).
+// kLog is a template parameter, as in sweep_lane_vectors: as a run-time flag it leaves a branch
+// and the count of maxima in every softmax step of the exp sweep (30000x8, 1 thread, hot: that
+// sweep then takes most of the time).
 template <class A, bool kLog, class S, class D>
 void forward_interleaved(const kernel_args& k, dim_t base, dim_t part_begin = 0,
                          dim_t part_end = 1) {
@@ -271,9 +271,9 @@ void sweep_lane_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int
                         int tail, bool inf_as_zero, const next_group& next_in = {},
                         const split_lanes& parts = {}) {
   static_assert(!kPartial || NV == 1);
-  // Local copies: the vector stores (which may alias anything) otherwise made the hot loops load
+  // Local copies: the vector stores (which may alias anything) otherwise make the hot loops load
   // the offsets from memory again after each store (perf: movslq from the array; nchw
-  // 32x1000x7x7 12 % slower in one A/B, level with the whole-group-only kernel after).
+  // 32x1000x7x7 measured slower).
   int off[NV];
   std::copy_n(offsets, NV, off);
   const next_group next = next_in;
@@ -333,10 +333,10 @@ void sweep_lane_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int
   // one loop each.
   // Inlined by force, as every lambda here: each has several call sites (per exp, whole or split
   // group), and one called out of line puts the sums and maxima it updates in memory, for the
-  // whole function (30000x8 split: 12 % slower, 1 thread, hot; nchw, with merge_ranges a call:
-  // 17 %).
+  // whole function (30000x8 split and nchw with merge_ranges a call: measured slower, 1 thread,
+  // hot).
   auto sum_exps = [&](auto&& exp_of, dim_t a0, dim_t a1) __attribute__((always_inline)) {
-    // Inlined by force: called as a function, its r[] went through memory (42 % of nchw's time).
+    // Inlined by force: called as a function, its r[] goes through memory (much of nchw's time).
     auto terms = [&](dim_t a, F(&r)[NV]) __attribute__((always_inline)) {
       const S* p = src + a * stride;
       F x[NV];
@@ -528,8 +528,8 @@ bool remainder_lanes_as_dense_rows(softmax_alg alg, const S* src, D* dst, int la
   S* in = rows_in.data();
   D* out = rows_out.data();
   // f32 lanes move W axis steps at a time by gather and scatter: element by element, each step is
-  // a separate load or store whose loop overhead cost more than the dense kernel itself (7x7:
-  // ~3 us per image of 1000 channels).
+  // a separate load or store whose loop overhead costs more than the dense kernel itself (7x7,
+  // images of 1000 channels).
   using I = xsimd::batch<int32_t, A>;
   constexpr int W = kWidth<A>;
   const bool by_vectors = stride * W <= std::numeric_limits<int32_t>::max();

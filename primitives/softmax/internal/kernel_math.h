@@ -56,9 +56,9 @@ vf<A> lane_index() {
 
 // The first n (0 < n < width) elements; the other lanes fill's. Never reads past p + n.
 // The exps' partial vectors fill with the row's max, whose exp is 1: the lanes past the row's
-// end are selected to 0 afterwards, but the -Inf (or 0, for a max above 88) they held went
-// through an exp that underflows, and Intel cores handle underflow in microcode (~60 ns a
-// vector): rows of 442 x 15 took 3x rows of 442 x 16.
+// end are selected to 0 afterwards. Filled with -Inf (or 0, for a max above 88) they would go
+// through an exp that underflows, and Intel cores handle underflow in microcode, slowly: rows of
+// 442 x 15 then take several times as long as rows of 442 x 16.
 template <class A, class T>
 vf<A> load_partial(const T* p, int n, vf<A> fill) {
   return ::tessera::simd::select(lane_index<A>() < vf<A>(static_cast<float>(n)),
@@ -77,8 +77,8 @@ vf<A> load_partial(const T* p, int n, float fill) {
 
 // How far below a row's max its exps are 0 without being computed: exp(-110) is far below the
 // smallest denormal (2^-149 = exp(-103.3)). Computing them underflows, and Intel cores handle an
-// underflowing result in microcode (~60 ns a vector): rows of attention scores under a mask
-// (-Inf, -1e4, -1e30) took it on every masked vector.
+// underflowing result in microcode, slowly: rows of attention scores under a mask (-Inf, -1e4,
+// -1e30) would take it on every masked vector.
 inline constexpr float kExpZeroBelow = 110.f;
 
 // exp(x - m), with x - m's rounding error folded back in (TwoSum). x below m - kExpZeroBelow
@@ -129,7 +129,8 @@ std::optional<lanes_exp<A>> make_lanes_exp(vf<A> m, vf<A> lo) {
 // select of 0 would choose none). Most rows of logits qualify (the benchmarks' [-5, 5) does);
 // rows with mx <= 0 or a min far below -mx take exp_diff.
 inline bool max_dominates(float mx, float mn) {
-  // Biased exponent fields (not std::ilogb, a libm call: 5-10 % of a 128-element row's time).
+  // Biased exponent fields (not std::ilogb, a libm call: a noticeable share of a 128-element
+  // row's time).
   // Denormals read 0, below every normal's; two denormals share the exponent the condition means.
   auto exponent = [](float v) { return (std::bit_cast<uint32_t>(v) >> 23) & 0xffu; };
   return std::isfinite(mx) && mx > 0.f && mn >= mx - 100.f &&
@@ -222,9 +223,9 @@ struct wide_sum {
   }
 };
 
-// Per-lane counts of maxima, in int32 lanes: exact up to 2^31 per lane. f32 lanes were exact
+// Per-lane counts of maxima, in int32 lanes: exact up to 2^31 per lane. f32 lanes would be exact
 // only up to 2^24 (2^24 + 1 rounds back to 2^24): logsoftmax along a strided axis longer than
-// that, or any dense row of more than 2^24 W equal maxima, was counted short.
+// that, or any dense row of more than 2^24 W equal maxima, would be counted short.
 template <class A>
 struct max_count {
   using I = xsimd::batch<int32_t, A>;
@@ -306,10 +307,9 @@ row_total reduce(const split_sum<A>& k) {
 }
 
 // Plain sum of all lanes (the backward's sums, the four-row kernel's): the f64 halves added
-// lane-wise, then across lanes by xsimd::hadd, a shuffle tree as in reduce. Until 2026-11-28
-// the lanes were added one after another, a chain of W dependent additions in every row:
-// Intel, 1 thread, the driver, backward 2x19x17x13 in nhwc, medians of 3 interleaved:
-// logsoftmax 0.0227 -> 0.0133 ms, softmax 0.0116 -> 0.0050; 1024x1000 level.
+// lane-wise, then across lanes by xsimd::hadd, a shuffle tree as in reduce. Adding the lanes one
+// after another would put a chain of W dependent additions in every row, much slower on short
+// rows (backward 2x19x17x13 in nhwc).
 template <class A>
 double reduce_sum(const wide_sum<A>& k) {
   return xsimd::hadd(k.lo + k.hi);
@@ -318,9 +318,9 @@ double reduce_sum(const wide_sum<A>& k) {
 // Whether a dense kernel should fetch the next row while its compute-bound sweep runs: single-run
 // rows of 1-16 KB. Longer ones would push the current row out of L1 (48 KB here); for shorter ones
 // (8192x128) the hardware prefetcher keeps up and the prefetch instructions only cost issue slots
-// (measured 5-10 % slower at 512 bytes). The lower limit was 2 KB until 2026-11-25, which left
-// out bf16 rows of 1000 (2000 bytes); with it at 1 KB, AMD Zen 4, medians of 6 interleaved: bf16
-// 1024x1000 cold 450 -> 402 us at 1 thread, 236 -> 224 at 2, hot unchanged.
+// (measured slower at 512 bytes). From 1 KB, so that bf16 rows of 1000 (2000 bytes) are taken:
+// faster cold on AVX-512 Zen 4, 1 and 2 threads, level hot:
+//   bazel run -c opt //bench/softmax:softmax_bench -- --benchmark_filter=softmax_fwd_bf16_1024x1000
 // The longest row that stays in L1 (48 KB here) next to its dst and the next row.
 constexpr dim_t kMaxL1RowBytes = dim_t{16} << 10;
 
@@ -336,11 +336,8 @@ constexpr dim_t kMaxL2RowBytes = dim_t{128} << 10;
 // Whether a dense kernel on arch A should fetch the next row into L2 (not L1) while its exp
 // sweep runs: single-run rows too long for worth_prefetching_rows, up to kMaxL2RowBytes. The
 // next row's first sweep (max and min, bound by its loads) then reads L2 instead of L3 or DRAM.
-// On avx512bw since 2026-11-25 (AMD Zen 4, 64x30522, medians of 9 interleaved: logsoftmax
-// 1 thread cold 1181 -> 1065 us, hot 805 -> 726, 2 threads cold 667 -> 570; softmax 1 thread
-// hot 606 -> 532, cold unchanged). Since the AVX-512 round 2 the next row's dst is fetched into
-// L2 too (forward_dense_rows; AMD Zen 4, 1 thread, medians of 6-9 interleaved: logsoftmax cold
-// 1225 -> 1050 us, hot 853 -> 671; softmax cold 1074 -> 1016, hot 550 -> 542).
+// Measured faster on AVX-512 Zen 4 (64x30522: logsoftmax cold and hot, softmax hot, softmax cold
+// level). The next row's dst is fetched into L2 too (forward_dense_rows), faster again there.
 template <class A>
 bool worth_prefetching_rows_to_l2(const dense_geometry& g, size_t element_bytes) {
   const dim_t bytes = g.len * static_cast<dim_t>(element_bytes);
@@ -373,8 +370,9 @@ void with_short_row_vectors(const dense_geometry& g, Fn&& f) {
 // 0 on other ISAs or when p is not aligned to its element. A dense row of 1000 f32 starts 32
 // bytes off a line every other row, and then each of its 64-byte loads and stores spans two
 // lines. A kernel that sweeps [0, head) as one partial vector first keeps the rest on whole lines
-// (AMD Zen 4, backward softmax 1024x1000, 1 thread, see docs/performance_log.md). Not on avx2,
-// whose 32-byte vectors need no head for such rows and whose masked stores are slow on AMD.
+// (faster on AVX-512 Zen 4, 1 thread: bazel run -c opt //bench/softmax:softmax_bench --
+// --benchmark_filter=softmax_bwd_f32_1024x1000). Not on avx2, whose 32-byte vectors need no head
+// for such rows and whose masked stores are slow on AMD.
 template <class A, class T>
 int aligning_head(const T* p, dim_t n) {
   if constexpr (!std::is_base_of_v<xsimd::avx512bw, A>) {
@@ -399,8 +397,8 @@ inline void for_each_run(const dense_geometry& g, F&& f) {
 // ---- strided kernels: vectors of lanes per sweep along the axis ------------------------------
 
 // The most vectors of lanes one sweep along the axis takes: up to 8 for f32 (nchw 32x1000x7x7's
-// 49 lanes in one sweep of 6 + 1 instead of 4 + 2 + 1, which read most lines twice: forward
-// 1486 -> 1326 us, 1 thread, hot), 4 for other types (fewer instantiations).
+// 49 lanes in one sweep of 6 + 1 instead of 4 + 2 + 1, which read most lines twice: faster on
+// the forward, 1 thread, hot), 4 for other types (fewer instantiations).
 template <class S, class D>
 constexpr int kMaxSweepVectors = std::is_same_v<S, float> && std::is_same_v<D, float> ? 8 : 4;
 
