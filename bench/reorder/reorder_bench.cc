@@ -47,7 +47,7 @@ const std::vector<bench_case>& cases() {
       {"f32_nChw16c_nchw", {32, 64, 56, 56}, data_type::f32, data_type::f32, "nChw16c", "nchw"},
       {"f32_s8_nchw_nhwc_scale", {32, 64, 56, 56}, data_type::f32, data_type::s8, "nchw", "nhwc", 0.5f},
       {"f32_bf16_abcd", {32, 64, 56, 56}, data_type::f32, data_type::bf16, "abcd", "abcd"},
-      // Not in issue 5's list: f16, whose conversions oneDNN 2.6.3 runs in its simple:any kernel.
+      // f16, whose conversions oneDNN 2.6.3 runs in its simple:any kernel.
       {"f32_f16_abcd", {32, 64, 56, 56}, data_type::f32, data_type::f16, "abcd", "abcd"},
       {"f16_f32_nchw_nhwc", {32, 64, 56, 56}, data_type::f16, data_type::f32, "nchw", "nhwc"},
       // Bit copies of 16- and 8-bit elements between nchw and nhwc (oneDNN 2.6.3: simple:any for
@@ -62,8 +62,8 @@ const std::vector<bench_case>& cases() {
       {"f32_bf16_140x3851", {140, 3851}, data_type::f32, data_type::bf16, "ab", "ab"},
       {"f32_nchw_nChw16c_odd", {10, 1, 390, 590}, data_type::f32, data_type::f32, "nchw", "nChw16c"},
       {"f32_tiny_2x16x3x4", {2, 16, 3, 4}, data_type::f32, data_type::f32, "nchw", "nhwc"},
-      // Not in issue 5's list: int8 quantization with per-channel scales (activations along C,
-      // weights along O), whose runs keep one scale each.
+      // int8 quantization with per-channel scales (activations along C, weights along O), whose
+      // runs keep one scale each.
       {"f32_s8_nchw_scale_per_channel", {32, 64, 56, 56}, data_type::f32, data_type::s8, "nchw",
        "nchw", 0.5f, 0, 1 << 1},
       {"f32_s8_oihw_scale_per_oc", {256, 256, 3, 3}, data_type::f32, data_type::s8, "oihw", "oihw",

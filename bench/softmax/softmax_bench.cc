@@ -1,5 +1,5 @@
 // Softmax: Tessera vs oneDNN 2.6.3 vs memcpy of the same bytes, 1 and 2 threads, hot and cold
-// cache, on the problems of issue 6. Run with -c opt:
+// cache, on the problems listed in problems(). Run with -c opt:
 //   bazel run -c opt //bench/softmax:softmax_bench -- --benchmark_filter=...
 // Names: <problem>/<impl>/threads:<n>/<hot|cold>. Times are per execution (manual timing around
 // the call only); cold runs first read a 64 MB buffer so no operand is in any cache.
@@ -8,7 +8,7 @@
 // exp the library has on this machine's ISA (exp_floor), applied once to every element from src
 // to dst, rows over the same threads. Every forward softmax or logsoftmax computes each exp at
 // least once, so oneDNN's time over this one bounds the "vs oneDNN" any Tessera kernel built on
-// that exp can reach (docs/performance_log.md, "The exp floor").
+// that exp can reach.
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -240,7 +240,7 @@ bool has_exp_floor(const problem& p, const memory_desc& md) {
 // dirty ones back here rather than inside the timed call, and leaves only clean lines behind,
 // which the call can evict for free. Overwriting the buffer instead left 64 MB of dirty lines
 // whose write-back competed with the call: at 2 threads it slowed every implementation, memcpy
-// included (softmax bwd memcpy 93 -> 171 us).
+// included (the softmax bwd memcpy row markedly slower).
 void flush_caches() {
   static const std::vector<uint64_t> junk = [] {
     std::vector<uint64_t> v((64 << 20) / sizeof(uint64_t));

@@ -41,8 +41,8 @@ class exec_args {
   // One entry of the list constructor: a memory object, or a descriptor and a buffer as in
   // {tessera::arg_from, {src_md, src_ptr}}. It refers to them until the exec_args is built, so
   // that each descriptor is copied once, into the exec_args (not first into a temporary memory:
-  // the copy of a descriptor is ~560 bytes, and two per argument were 10 % of a small reorder's
-  // call).
+  // the copy of a descriptor is ~560 bytes, and two per argument are a noticeable share of a small
+  // reorder's call).
   struct binding {
     binding(const memory& m) : desc(m.desc), data(m.data) {}  // NOLINT: implicit on purpose
     binding(const memory_desc& d, void* p) : desc(d), data(p) {}

@@ -223,12 +223,10 @@ absl::Status check_buffer(const exec_args& args, arg which, const memory_desc& e
 
 // A small problem's src and dst lines requested at once, before the argument checks that
 // follow: with a cold cache the kernels' loads and stores would otherwise wait for DRAM tile by
-// tile. nchw -> nhwc 4xCxHxW, 1 thread, buffer sets visited in random order, medians of 3:
-// 2 KB (src + dst) 800 -> 570 ns, 4-6 KB 1010-1130 -> 610-670, 8 KB 900-970 -> 740, 16 KB
-// 1190-1330 -> 1140; from 64 KB on, prefetching everything first was slower (2.9 -> 3.8 us at
-// 64 KB, 5.1 -> 7.4 at 128 KB: the kernels' own access order serves better). Warm calls do not
-// change measurably. Read prefetches for dst as well: PREFETCHW is not in the baseline ISA this
-// file is built for.
+// tile (measured faster cold on nchw -> nhwc 4xCxHxW, 1 thread, 2 KB to 16 KB of src + dst).
+// From 64 KB on, prefetching everything first measured slower: the kernels' own access order
+// serves better. Warm calls do not change measurably. Read prefetches for dst as well: PREFETCHW
+// is not in the baseline ISA this file is built for.
 void prefetch_small(const plan& p, const void* src, const void* dst) {
   constexpr int64_t kMaxBytes = 16 << 10;
   if (p.src_bytes + p.dst_bytes > kMaxBytes) return;

@@ -21,7 +21,7 @@ namespace {
 
 constexpr int kMaxThreads = 1024;
 // How long the built-in pool's workers poll for the next call before sleeping: about as long as
-// libgomp's (oneDNN's runtime) do by default, measured as ~5.8 ms of CPU per idle worker.
+// libgomp's (oneDNN's runtime) do by default, a few ms of CPU per idle worker.
 constexpr int64_t kDefaultSpinMicros = 5000;
 constexpr int64_t kMaxSpinMicros = 1000000;
 

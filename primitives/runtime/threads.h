@@ -68,7 +68,7 @@ void set_thread_pool(std::shared_ptr<thread_pool> pool);
 
 // A pool on oneTBB: a task_arena of n slots (n clamped to [1, 1024]), for applications whose own
 // work runs on oneTBB, so that Tessera's chunks run on the same worker threads. (oneTBB's workers
-// sleep soon after a call: after an idle gap a call waits ~40 us for them on this VM.)
+// sleep soon after a call: after an idle gap a call waits tens of microseconds for them.)
 std::shared_ptr<thread_pool> make_onetbb_thread_pool(int n);
 
 // Runs fn over [0, n) split into chunks (one per thread at most; every chunk but the last has at

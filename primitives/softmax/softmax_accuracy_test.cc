@@ -1003,8 +1003,8 @@ TEST(SoftmaxAccuracy, LogsoftmaxCountsMoreThan2To24MaximaPerLane) {
 
 // The dense kernels count logsoftmax's maxima per vector lane too: one all-equal row of
 // 1.5 * 2^28 elements gives -log(1.5 * 2^28) everywhere. With f32 counts each of avx512bw's 16
-// lanes would stop at 2^24, the total at 2^28, and the result would be 0.41 too high. (Softmax sums the
-// maxima's exps with the others, in f64.) In place (1.6 GB); vector kernels only.
+// lanes would stop at 2^24, the total at 2^28, and the result would be 0.41 too high. (Softmax
+// sums the maxima's exps with the others, in f64.) In place (1.6 GB); vector kernels only.
 TEST(SoftmaxAccuracy, DenseRowOfMoreThan2To24MaximaPerLane) {
   expect_logsoftmax_of_zeros({1, dim_t{3} << 27}, 1);
 }

@@ -795,7 +795,7 @@ TEST(Softmax, Int8Scales) {
 }
 
 // f64 arithmetic whenever f64 is involved, scales included: src_scale / dst_scale = 3/7 is not a
-// float, and rounding it to one left a 3e-8 relative error in f64 outputs (fuzz finding 5).
+// float, and rounding it to one would leave a 3e-8 relative error in f64 outputs.
 TEST(Softmax, F64OutputsWithScalesKeepF64Accuracy) {
   for (data_type src_dt : {data_type::f64, data_type::f32}) {
     const memory_desc src = plain({4, 6}, src_dt);

@@ -580,7 +580,7 @@ inline void transpose8xN(const float* src, int64_t src_ld, float* dst, const Col
 // Columns [0, 4) of 8 rows, each as one register (column j's 8 rows): every row is read as two
 // 16-byte halves, row i's and row i + 4's in one register's two 128-bit lanes (vinsertf128 from
 // memory), and a 4x4 transpose within each lane finishes it. With malloc's 16-byte offset no
-// 16-byte load straddles a cache line (every second 32-byte row load did), and the lane swap of
+// 16-byte load straddles a cache line (every second 32-byte row load would), and the lane swap of
 // the 8x8 transpose (vperm2f128) is folded into the loads.
 [[gnu::always_inline, maybe_unused]] inline void load_transposed8x4(const float* src,
                                                                    int64_t src_ld, __m256 c[4]) {
@@ -1872,7 +1872,7 @@ void transpose_convert_tiles(const S* src, int64_t src_ld, D* dst, const Columns
   if constexpr (sizeof(D) == 1) {
     // 8-bit rows are 16 bytes per 16x16 tile: whole 64-byte rows from 64-row blocks instead.
     // Not with the sum post-op (it reads dst in dst order).
-    // The attributes' steps chosen once (run_lanes), not tested per vector: those tests were
+    // The attributes' steps chosen once (run_lanes), not tested per vector: those tests would be
     // most of this loop's instructions.
     if (!q.has_sum && rows >= 64) {
       with_run_quant(q, [&](auto kind) {

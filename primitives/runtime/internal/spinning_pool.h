@@ -4,14 +4,12 @@
 //   spinning_pool pool(2, 5000);   // the calling thread + 1 worker, polling 5 ms when idle
 //   pool.parallel_for(n, chunk, [&](int64_t begin, int64_t end) { ... });
 //
-// Why not oneTBB's task_arena (the previous default): after an idle gap of a few milliseconds
-// (a single-threaded 64 MB read), a 2-slot arena took 16.5 us min / 44 us median to run two
-// trivial tasks, against 5.1 / 6.3 us for libgomp (what oneDNN uses); at 2 threads that is a
-// tenth of a 230 us softmax call. A futex wake-up costs as much on this VM (40 us median, measured
-// with this pool's own workers after they slept), so these workers keep polling after their last
-// chunk, as libgomp's do (~5.8 ms of CPU after each parallel region, measured), and only then
-// block in a futex (std::atomic::wait), which the next call wakes. A call within the polling
-// time starts on the workers in under a microsecond (0.5 us median after the 64 MB read).
+// Why not oneTBB's task_arena: after an idle gap of a few milliseconds (a single-threaded 64 MB
+// read), a 2-slot arena takes several times as long as libgomp (what oneDNN uses) to run two
+// trivial tasks, a sizeable share of a 2-thread softmax call. A futex wake-up costs about as much
+// (measured with this pool's own workers after they slept), so these workers keep polling after
+// their last chunk, as libgomp's do, and only then block in a futex (std::atomic::wait), which
+// the next call wakes. A call within the polling time starts on the workers almost at once.
 //
 // One call at a time runs on the workers. A call that finds the pool busy (another application
 // thread's call, or a nested call from inside a chunk) runs its chunks inline, in order, on its

@@ -156,7 +156,7 @@ void backward_rows(const kernel_args& k, dim_t begin, dim_t end) {
 
     // Pass 1: sum(dy * y) (softmax): four vectors summed pairwise in f32 (products rounded once,
     // two additions), widened to f64 once per four. sum(dy) (logsoftmax): each vector widened to
-    // f64 (exact): where the sum cancels, pairwise f32 roundings (eps of the addends) were far
+    // f64 (exact): where the sum cancels, pairwise f32 roundings (eps of the addends) would be far
     // beyond benchdnn's threshold on dy - exp(y) * sum (fuzz_softmax, strided 7x5x8x2 axis 0:
     // 2.1e-5 relative against 1.9e-5).
     // No aligning head here (pass 2 has one): the sums' grouping, and so the result's bits,

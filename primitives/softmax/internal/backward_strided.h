@@ -188,8 +188,8 @@ void backward_lane_vectors(const T* y, const T* dy, T* dx, dim_t len, dim_t stri
   constexpr int kTable = NV * W + W;
   alignas(64) double table_f64[kTable];
   alignas(64) float table_f32[kTable];
-  // Forced inline, as the sweeps: as calls they took sum[] by address, and the first sweep then
-  // kept its sums in memory (stored every step).
+  // Forced inline, as the sweeps: as calls they take sum[] by address, and the first sweep then
+  // keeps its sums in memory (stored every step).
   auto fill_tables = [&]() __attribute__((always_inline)) {
     const int lanes = static_cast<int>(stride);
     for (int v = 0; v < NV; ++v) sum[v].lanes(table_f64 + off[v]);

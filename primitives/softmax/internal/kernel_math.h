@@ -337,7 +337,8 @@ constexpr dim_t kMaxL2RowBytes = dim_t{128} << 10;
 // sweep runs: single-run rows too long for worth_prefetching_rows, up to kMaxL2RowBytes. The
 // next row's first sweep (max and min, bound by its loads) then reads L2 instead of L3 or DRAM.
 // Measured faster on AVX-512 Zen 4 (64x30522: logsoftmax cold and hot, softmax hot, softmax cold
-// level). The next row's dst is fetched into L2 too (forward_dense_rows), faster again there.
+// level), and faster again with the next row's dst fetched into L2 too (forward_dense_rows):
+//   bazel run -c opt //bench/softmax:softmax_bench -- --benchmark_filter=64x30522
 template <class A>
 bool worth_prefetching_rows_to_l2(const dense_geometry& g, size_t element_bytes) {
   const dim_t bytes = g.len * static_cast<dim_t>(element_bytes);
