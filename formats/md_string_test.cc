@@ -61,7 +61,7 @@ TEST(MdString, BenchdnnRoundTrip) {
 }
 
 // Dims of size 0 or 1 make strides tie ("ba" 1x10 has strides 1,1); the printed tag must still
-// give back the same descriptor (a fuzz_parsers finding).
+// give back the same descriptor.
 TEST(MdString, BenchdnnRoundTripWithDegenerateDims) {
   for (const char* text : {"--sdt=f32 --stag=ba 1x10", "--sdt=f32 --stag=ba 0x8",
                            "--sdt=s8 --stag=acdb 1x1x4x1", "--sdt=f32 --stag=cab 1x1x5",

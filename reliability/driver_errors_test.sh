@@ -115,6 +115,6 @@ expect "oneDNN not run: oneDNN 2.6.3's softmax needs equal src and dst layouts" 
 expect "oneDNN not run: oneDNN 2.6.3 has no inf_as_zero softmax" \
   --softmax --compare=onednn --alg=softmax_accurate_inf_as_zero 2x3
 
-# A --perf-csv write that fails (a full device) stops the run; once the rows were silently lost.
+# A --perf-csv write that fails (a full device) stops the run rather than losing rows silently.
 expect_exit "--perf-csv=/dev/full: write failed" --reorder --mode=P --fix-times-per-prb=1 --perf-csv=/dev/full 2x3
 exit $failed

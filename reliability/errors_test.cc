@@ -543,16 +543,16 @@ TEST(Errors, ByteCountOverflowIsRejectedAtTheBoundary) {
   EXPECT_FALSE(make_memory_desc({1, kMax - 100}, data_type::u8, "aB16b").ok());
 }
 
-// Regression (docs/reliability.md, finding 3): with_blocking once computed dims[d] + block - 1
-// before its overflow check (UB for dims within a block of INT64_MAX).
+// with_blocking checks for overflow before it computes dims[d] + block - 1 (UB for dims within a
+// block of INT64_MAX).
 TEST(Errors, DimsNearInt64MaxAreRejectedWithoutUndefinedBehaviour) {
   EXPECT_FALSE(memory_desc::with_strides({kMax}, data_type::u8, {1}).ok());
   EXPECT_FALSE(make_memory_desc({kMax, kMax}, data_type::u8, "ab").ok());
   EXPECT_FALSE(make_memory_desc({1, kMax - 1}, data_type::u8, "aB16b").ok());
 }
 
-// Regression: executing a softmax with a src whose layout differs from the created one once
-// printed only type and dims, equal here ("(f32 2x3) other than ... (f32 2x3)").
+// Executing a softmax with a src whose layout differs from the created one: the message names
+// both layouts, not only type and dims, which are equal here ("(f32 2x3) other than ...").
 TEST(Errors, SoftmaxWrongDescriptorMessageNamesBothLayouts) {
   const memory_desc ab = md({2, 3}, data_type::f32, "ab");
   const memory_desc ba = md({2, 3}, data_type::f32, "ba");
@@ -563,8 +563,8 @@ TEST(Errors, SoftmaxWrongDescriptorMessageNamesBothLayouts) {
   EXPECT_NE(s.message().find(":ab:"), absl::string_view::npos) << s.message();
 }
 
-// Regression: in-place execution with equal types but different layouts once said only
-// "types are f32 and f32".
+// In-place execution with equal types but different layouts: the message names both layouts,
+// not only "types are f32 and f32".
 TEST(Errors, SoftmaxInPlaceLayoutMismatchMessageNamesBothLayouts) {
   const memory_desc ab = md({2, 3}, data_type::f32, "ab");
   const memory_desc ba = md({2, 3}, data_type::f32, "ba");
