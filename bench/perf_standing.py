@@ -134,8 +134,10 @@ def table(rounds, labels, rates):
     for problem, threads in rows:
         cells = [problem, str(threads)]
         for m in modes:
-            med = {impl: statistics.median(rounds[(problem, impl, threads, m)])
-                   for impl in ("tessera", "onednn", "memcpy") if (problem, impl, threads, m) in rounds}
+            med = {}
+            for impl in ("tessera", "onednn", "memcpy"):
+                if (problem, impl, threads, m) in rounds:
+                    med[impl] = statistics.median(rounds[(problem, impl, threads, m)])
             t = med.get("tessera")
             cells.append(f"{t:.1f}" if t else "—")
             cells.append(f"{med['onednn'] / t:.2f}" if t and "onednn" in med else "—")
