@@ -98,6 +98,29 @@ std::string verbose_md_string(const memory_desc& md) {
   return s;
 }
 
+std::string onednn_verbose_md_string(absl::string_view arg, const memory_desc& md) {
+  const std::string dt(name_of(md.dt()));
+  if (md.kind() == format_kind::any) return absl::StrCat(arg, ":", dt, "::any:any::f0");
+  if (md.kind() != format_kind::blocked) return absl::StrCat(arg, ":undef::undef:::f0");
+  std::string properties;
+  if (has_padding(md)) properties += 'p';
+  for (int d = 0; d < md.rank(); ++d) {
+    if (md.padded_offsets()[d] != 0) {
+      properties += 'o';
+      break;
+    }
+  }
+  if (md.offset0() != 0) properties += '0';
+  // Dense: the elements (padding included) fill the span exactly, as oneDNN's is_dense(true).
+  const bool dense = md.size_bytes() * 8 ==
+                     (md.nelems(/*with_padding=*/true) + md.offset0()) * bits_of(md.dt());
+  const std::string strides =
+      dense ? std::string()
+            : dims_to_string(absl::Span<const dim_t>(md.blocking().strides.data(), md.rank()));
+  return absl::StrCat(arg, ":", dt, ":", properties, ":blocked:", inferred_tag(md), ":", strides,
+                      ":f0");
+}
+
 absl::StatusOr<std::vector<dim_t>> parse_dims(absl::string_view dims) {
   std::vector<dim_t> out;
   if (dims.empty()) {

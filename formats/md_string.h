@@ -32,6 +32,13 @@ absl::StatusOr<std::string> tag_of(const memory_desc& md);
 std::string verbose_md_string(const memory_desc& md);
 absl::StatusOr<memory_desc> parse_verbose_md(absl::string_view md, absl::string_view dims);
 
+// One tensor of a ONEDNN_VERBOSE (oneDNN 3.x, verbose format v1) line:
+// "<arg>:<dt>:<properties>:<format kind>:<tag>:<strides>:f0", e.g. "src:f32::blocked:abcd::f0",
+// "dst:f32:p:blocked:aBcd16b::f0" (p: padded dims), "src:f32::blocked:ab:10x1:f0" (strides only
+// when the layout is not dense), "dst:f32::any:any::f0". Properties: 'p' padded dims, 'o' padded
+// offsets, '0' a non-zero offset0 (oneDNN's 'a', created with `any`, is not known here).
+std::string onednn_verbose_md_string(absl::string_view arg, const memory_desc& md);
+
 // "2x17x3x3" -> {2, 17, 3, 3}; errors name the bad field.
 absl::StatusOr<std::vector<dim_t>> parse_dims(absl::string_view dims);
 

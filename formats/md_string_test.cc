@@ -22,6 +22,26 @@ TEST(MdString, VerboseFormMatchesOneDnn) {
   EXPECT_EQ(dims_to_string(dst.dims()), "2x17x3x3");
 }
 
+TEST(MdString, OnednnVerboseV1Form) {
+  // oneDNN 3.6+ ONEDNN_VERBOSE (format v1) prints
+  // "src:f32::blocked:abcd::f0 dst:f32:p:blocked:aBcd16b::f0" for the same reorder.
+  memory_desc src = *make_memory_desc({2, 17, 3, 3}, data_type::f32, "nchw");
+  memory_desc dst = *make_memory_desc({2, 17, 3, 3}, data_type::f32, "nChw16c");
+  EXPECT_EQ(onednn_verbose_md_string("src", src), "src:f32::blocked:abcd::f0");
+  EXPECT_EQ(onednn_verbose_md_string("dst", dst), "dst:f32:p:blocked:aBcd16b::f0");
+  // Not dense: the strides follow the tag.
+  memory_desc lead = *memory_desc::with_strides({2, 3}, data_type::f32, {10, 1});
+  EXPECT_EQ(onednn_verbose_md_string("src", lead), "src:f32::blocked:ab:10x1:f0");
+  EXPECT_EQ(onednn_verbose_md_string("dst", *make_memory_desc({4, 5}, data_type::bf16, "ba")),
+            "dst:bf16::blocked:ba::f0");
+  EXPECT_EQ(onednn_verbose_md_string("dst", *memory_desc::any({2, 3}, data_type::s8)),
+            "dst:s8::any:any::f0");
+  // A submemory: offset0 ('0') and strides of the parent.
+  memory_desc parent = *make_memory_desc({4, 6}, data_type::f32, "ab");
+  memory_desc sub = *parent.submemory({2, 3}, {1, 2});
+  EXPECT_EQ(onednn_verbose_md_string("src", sub), "src:f32:0:blocked:ab:6x1:f0");
+}
+
 TEST(MdString, RoundTripsOfTagsStridesAndAny) {
   std::vector<memory_desc> mds = {
       *make_memory_desc({2, 17, 3, 3}, data_type::f32, "nChw16c"),
