@@ -87,10 +87,13 @@ class lru_cache {
   // find(), or on a miss make() (called without the lock held, so creations of different keys
   // run in parallel) then insert(). make returns absl::StatusOr<value_ptr>; an error is returned
   // as is and not cached. Two threads missing the same key at once both call make(); both get
-  // the value inserted first.
+  // the value inserted first. When `hit` is given, it is set to whether the value was found
+  // (false whenever make() was called).
   template <class Make>
-  absl::StatusOr<value_ptr> get_or_create(const Key& key, Make&& make) {
-    if (value_ptr hit = find(key)) return hit;
+  absl::StatusOr<value_ptr> get_or_create(const Key& key, Make&& make, bool* hit = nullptr) {
+    value_ptr found = find(key);
+    if (hit != nullptr) *hit = found != nullptr;
+    if (found) return found;
     absl::StatusOr<value_ptr> made = std::forward<Make>(make)();
     if (!made.ok()) return made.status();
     if (*made == nullptr) return absl::InternalError("lru_cache::get_or_create: make() returned null");

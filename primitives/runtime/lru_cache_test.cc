@@ -87,6 +87,20 @@ TEST(LruCache, GetOrCreateCallsMakeOnlyOnAMiss) {
   EXPECT_EQ(cache.misses(), 1);
 }
 
+TEST(LruCache, GetOrCreateReportsHitOrMiss) {
+  int_cache cache(4);
+  auto make = []() -> absl::StatusOr<std::shared_ptr<const std::string>> { return value("v"); };
+  bool hit = true;
+  ASSERT_TRUE(cache.get_or_create(7, make, &hit).ok());
+  EXPECT_FALSE(hit);
+  ASSERT_TRUE(cache.get_or_create(7, make, &hit).ok());
+  EXPECT_TRUE(hit);
+  int_cache off(0);  // nothing is kept: every call misses
+  ASSERT_TRUE(off.get_or_create(7, make, &hit).ok());
+  ASSERT_TRUE(off.get_or_create(7, make, &hit).ok());
+  EXPECT_FALSE(hit);
+}
+
 TEST(LruCache, GetOrCreateDoesNotCacheErrors) {
   int_cache cache(4);
   int made = 0;
