@@ -23,6 +23,10 @@ std::string dims_text(absl::Span<const dim_t> dims) { return absl::StrJoin(dims,
 
 std::string desc_text(const memory_desc& md) { return verbose_md_string(md); }
 
+// Where the kernels' accept functions (the dispatch decisions) and the create checks live.
+constexpr char kKernelsSource[] = "primitives/reorder/internal/kernels.cc";
+constexpr char kReorderSource[] = "primitives/reorder/reorder.cc";
+
 absl::Status check_mask(const char* what, int mask, int rank) {
   if (mask < 0 || (rank < 31 && mask >= (1 << rank))) {
     return absl::InvalidArgumentError(absl::StrCat(what, " mask ", mask,
@@ -96,6 +100,20 @@ absl::Status check_create(const memory_desc& src, const memory_desc& dst,
   return absl::OkStatus();
 }
 
+// The fields of a verbose line about plan p with kernel `impl`.
+verbose_record describe(const plan& p, const std::string& impl) {
+  return verbose_record{"reorder", impl, "undef", p.descs_text, verbose_attr_string(p.attr),
+                        /*aux=*/"", p.problem_text};
+}
+
+// A create:check line for a failed creation, when check lines are on.
+absl::Status report_create(const absl::Status& status) {
+  if (!status.ok() && verbose_enabled(verbose_flags::create_check)) {
+    emit_verbose_check(/*at_create=*/true, "reorder", status.message(), kReorderSource);
+  }
+  return status;
+}
+
 absl::StatusOr<std::shared_ptr<const plan>> build(const memory_desc& src, const memory_desc& dst,
                                                   const primitive_attr& attr,
                                                   const std::string& filter) {
@@ -118,6 +136,9 @@ absl::StatusOr<std::shared_ptr<const plan>> build(const memory_desc& src, const 
   } else {
     p->normalise_error = std::string(nest.status().message());
   }
+  p->descs_text = absl::StrCat(onednn_verbose_md_string("src", src), " ",
+                               onednn_verbose_md_string("dst", dst));
+  p->problem_text = dims_text(dst.dims());
   for (const candidate& c : candidates()) {
     if (!filter.empty() && c.name.find(filter) == std::string::npos) continue;
     plan trial = *p;
@@ -129,6 +150,12 @@ absl::StatusOr<std::shared_ptr<const plan>> build(const memory_desc& src, const 
     }
     p->declined.push_back(absl::StrCat(c.name, ": ", why.message()));
   }
+  if (verbose_enabled(verbose_flags::create_dispatch)) {
+    for (const std::string& d : p->declined) {  // "<kernel>: <reason>"
+      const size_t colon = d.find(": ");
+      emit_verbose_dispatch(describe(*p, d.substr(0, colon)), d.substr(colon + 2), kKernelsSource);
+    }
+  }
   if (p->run == nullptr) {
     return absl::NotFoundError(absl::StrCat("no reorder implementation matches filter '", filter,
                                             "' and accepts the problem; declined: ",
@@ -136,8 +163,6 @@ absl::StatusOr<std::shared_ptr<const plan>> build(const memory_desc& src, const 
   }
   p->src_bytes = src.size_bytes();
   p->dst_bytes = dst.size_bytes();
-  p->descs_text = absl::StrCat("src:", desc_text(src), " dst:", desc_text(dst));
-  p->problem_text = dims_text(dst.dims());
   return std::shared_ptr<const plan>(std::move(p));
 }
 
@@ -327,26 +352,36 @@ absl::Status reorder_untyped(data_type s, const void* src, const memory_desc& sr
 
 absl::StatusOr<reorder> reorder::create(const memory_desc& src, const memory_desc& dst,
                                         const primitive_attr& attr) {
+  verbose_create trace;
   reorder_internal::cache_key key{src, dst, attr, simd::max_isa()};
-  TESSERA_ASSIGN_OR_RETURN(auto p, reorder_internal::plan_cache().get_or_create(key, [&] {
-    return reorder_internal::build(src, dst, attr, "");
-  }));
-  return reorder(std::move(p));
+  bool hit = false;
+  auto p = reorder_internal::plan_cache().get_or_create(
+      key, [&] { return reorder_internal::build(src, dst, attr, ""); }, &hit);
+  if (!p.ok()) return reorder_internal::report_create(p.status());
+  trace.commit(hit, [&] { return reorder_internal::describe(**p, (*p)->impl_name); });
+  return reorder(*std::move(p));
 }
 
 absl::StatusOr<reorder> reorder::create(const memory_desc& src, const memory_desc& dst,
                                         const primitive_attr& attr,
                                         const reorder_options& options) {
-  TESSERA_ASSIGN_OR_RETURN(auto p, reorder_internal::build(src, dst, attr, options.impl_filter));
-  return reorder(std::move(p));
+  verbose_create trace;  // not cached: always a miss
+  auto p = reorder_internal::build(src, dst, attr, options.impl_filter);
+  if (!p.ok()) return reorder_internal::report_create(p.status());
+  trace.commit(/*cache_hit=*/false,
+               [&] { return reorder_internal::describe(**p, (*p)->impl_name); });
+  return reorder(*std::move(p));
 }
 
 absl::Status reorder::execute(const exec_args& args) const {
-  verbose_exec trace([&] {
-    return verbose_record{"reorder", plan_->impl_name, plan_->descs_text, to_string(plan_->attr),
-                          plan_->problem_text};
-  });
-  TESSERA_RETURN_IF_ERROR(reorder_internal::execute_plan(*plan_, args));
+  verbose_exec trace([&] { return reorder_internal::describe(*plan_, plan_->impl_name); });
+  if (absl::Status status = reorder_internal::execute_plan(*plan_, args); !status.ok()) {
+    if (verbose_enabled(verbose_flags::exec_check)) {
+      emit_verbose_check(/*at_create=*/false, "reorder", status.message(),
+                         reorder_internal::kReorderSource);
+    }
+    return status;
+  }
   trace.commit();
   return absl::OkStatus();
 }

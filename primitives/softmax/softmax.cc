@@ -173,14 +173,30 @@ struct plan_key {
   }
 };
 
+verbose_record describe(const plan& pl, const std::string& impl);
+
 absl::StatusOr<std::shared_ptr<const plan>> cached_plan(const problem& prob,
                                                         const softmax_options& options) {
   static lru_cache<plan_key, plan> cache;
+  verbose_create trace;
   const plan_key key{prob, options.impl_filter, simd::max_isa()};
-  return cache.get_or_create(key, [&]() -> absl::StatusOr<std::shared_ptr<const plan>> {
-    TESSERA_ASSIGN_OR_RETURN(plan p, softmax_internal::make_plan(prob, options));
-    return std::make_shared<const plan>(std::move(p));
-  });
+  bool hit = false;
+  auto result = cache.get_or_create(
+      key,
+      [&]() -> absl::StatusOr<std::shared_ptr<const plan>> {
+        TESSERA_ASSIGN_OR_RETURN(plan p, softmax_internal::make_plan(prob, options));
+        if (verbose_enabled(verbose_flags::create_dispatch)) {
+          for (const std::string& d : p.declined) {  // "<kernel>: <reason>"
+            const size_t colon = d.find(": ");
+            emit_verbose_dispatch(describe(p, d.substr(0, colon)), d.substr(colon + 2),
+                                  "primitives/softmax/internal/plan.cc");
+          }
+        }
+        return std::make_shared<const plan>(std::move(p));
+      },
+      &hit);
+  if (result.ok()) trace.commit(hit, [&] { return describe(**result, (*result)->impl_name); });
+  return result;
 }
 
 // ---- execution ---------------------------------------------------------------------------
@@ -324,28 +340,39 @@ void run(const plan& pl, const void* in0, const void* in1, void* out, double out
   softmax_internal::zero_padding(prob.out, pl.out_padding, out);
 }
 
-std::string md_text(const char* name, const memory_desc& md) {
-  std::vector<std::string> blocks;
-  for (int k = 0; k < md.blocking().inner_nblks; ++k) {
-    blocks.push_back(absl::StrCat(md.blocking().inner_idxs[k], ":", md.blocking().inner_blks[k]));
+// oneDNN's names of the algorithms.
+absl::string_view verbose_alg(softmax_alg alg) {
+  switch (alg) {
+    case softmax_alg::softmax:
+      return "softmax_accurate";
+    case softmax_alg::logsoftmax:
+      return "softmax_log";
+    case softmax_alg::softmax_inf_as_zero:
+      return "softmax_accurate_inf_as_zero";
   }
-  return absl::StrCat(name, ":", name_of(md.dt()), ":strides=",
-                      absl::StrJoin(absl::MakeConstSpan(md.blocking().strides.data(), md.rank()), "x"),
-                      blocks.empty() ? "" : absl::StrCat(";blocks=", absl::StrJoin(blocks, "+")));
+  return "undef";
 }
 
-verbose_record describe(const plan& pl) {
+// As oneDNN's softmax lines: forward "src dst", backward "src (the diff_src) dst diff_dst"; the
+// auxiliary field adds Tessera's axis_parts when a single group is split along its axis.
+verbose_record describe(const plan& pl, const std::string& impl) {
   const problem& p = pl.prob;
   const bool fwd = p.dir == direction::forward;
-  std::string descs = fwd ? absl::StrCat(md_text("src", p.in0), " ", md_text("dst", p.out))
-                          : absl::StrCat(md_text("dst", p.in0), " ", md_text("diff_dst", p.in1),
-                                         " ", md_text("diff_src", p.out));
-  return verbose_record{fwd ? "softmax_fwd" : "softmax_bwd", pl.impl_name, std::move(descs),
-                        to_string(p.attr),
-                        absl::StrCat(name_of(p.alg), " ", dims_text(p.in0.dims()), ":", p.axis,
-                                     pl.geometry.split.parts > 0
-                                         ? absl::StrCat(" axis_parts:", pl.geometry.split.parts)
-                                         : "")};
+  std::string descs =
+      fwd ? absl::StrCat(onednn_verbose_md_string("src", p.in0), " ",
+                         onednn_verbose_md_string("dst", p.out))
+          : absl::StrCat(onednn_verbose_md_string("src", p.out), " ",
+                         onednn_verbose_md_string("dst", p.in0), " ",
+                         onednn_verbose_md_string("diff_dst", p.in1));
+  std::string aux = absl::StrCat("alg:", verbose_alg(p.alg), " axis:", p.axis);
+  if (pl.geometry.split.parts > 0) absl::StrAppend(&aux, " axis_parts:", pl.geometry.split.parts);
+  return verbose_record{"softmax",
+                        impl,
+                        fwd ? "forward_training" : "backward_data",
+                        std::move(descs),
+                        verbose_attr_string(p.attr),
+                        std::move(aux),
+                        dims_text(p.in0.dims())};
 }
 
 }  // namespace
@@ -385,7 +412,7 @@ absl::StatusOr<softmax_forward> softmax_forward::create(softmax_alg alg, const m
 
 absl::Status softmax_forward::execute(const exec_args& args) const {
   const plan& pl = *plan_;
-  verbose_exec trace([&] { return describe(pl); });
+  verbose_exec trace([&] { return describe(pl, pl.impl_name); });
   const primitive_attr& attr = pl.prob.attr;
   TESSERA_RETURN_IF_ERROR(reject_unread(args, "softmax forward", [&](arg a) {
     return a == arg::src || a == arg::dst || (a == arg::src_scales && attr.src_scales) ||
@@ -461,7 +488,7 @@ absl::StatusOr<softmax_backward> softmax_backward::create(softmax_alg alg,
 
 absl::Status softmax_backward::execute(const exec_args& args) const {
   const plan& pl = *plan_;
-  verbose_exec trace([&] { return describe(pl); });
+  verbose_exec trace([&] { return describe(pl, pl.impl_name); });
   TESSERA_RETURN_IF_ERROR(reject_unread(args, "softmax backward", [](arg a) {
     return a == arg::dst || a == arg::diff_dst || a == arg::diff_src;
   }));

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tessera/primitives/runtime/threads.h"
@@ -447,9 +448,10 @@ TEST(Softmax, SingleStridedGroupIsSplitAlongItsAxis) {
           scoped_verbose on(true);
           ASSERT_TRUE(fwd->execute({{arg::src, {md, a.data()}}, {arg::dst, {md, out.data()}}}).ok());
         }
-        ASSERT_EQ(capture.lines().size(), 1u);
-        if (*c.parts) EXPECT_THAT(capture.lines()[0], HasSubstr(c.parts)) << what;
-        else EXPECT_THAT(capture.lines()[0], ::testing::Not(HasSubstr("axis_parts"))) << what;
+        ASSERT_EQ(capture.lines_of("exec").size(), 1u);
+        const std::string line = capture.lines_of("exec")[0];
+        if (*c.parts) EXPECT_THAT(line, HasSubstr(std::string(c.parts) + ",")) << what;  // aux field
+        else EXPECT_THAT(line, ::testing::Not(HasSubstr("axis_parts"))) << what;
         ASSERT_TRUE(fwd->execute({{arg::src, {md, a.data()}}, {arg::dst, {md, a.data()}}}).ok());
         EXPECT_EQ(a, out) << what;
 
@@ -468,9 +470,10 @@ TEST(Softmax, SingleStridedGroupIsSplitAlongItsAxis) {
                                     {arg::diff_src, {md, dx.data()}}})
                           .ok());
         }
-        ASSERT_EQ(bwd_capture.lines().size(), 1u);
-        if (*c.parts) EXPECT_THAT(bwd_capture.lines()[0], HasSubstr(c.parts)) << what;
-        else EXPECT_THAT(bwd_capture.lines()[0], ::testing::Not(HasSubstr("axis_parts"))) << what;
+        ASSERT_EQ(bwd_capture.lines_of("exec").size(), 1u);
+        const std::string bwd_line = bwd_capture.lines_of("exec")[0];
+        if (*c.parts) EXPECT_THAT(bwd_line, HasSubstr(std::string(c.parts) + ",")) << what;
+        else EXPECT_THAT(bwd_line, ::testing::Not(HasSubstr("axis_parts"))) << what;
         expect_backward_in_place_equals_out_of_place(*bwd, md, out, 3, what + " backward");
       }
     }
@@ -828,9 +831,17 @@ TEST(Softmax, VerboseLine) {
   ASSERT_TRUE(fwd.ok());
   auto a = buffer(md), b = buffer(md);
   ASSERT_TRUE(fwd->execute({{arg::src, {md, a.data()}}, {arg::dst, {md, b.data()}}}).ok());
-  ASSERT_EQ(capture.lines().size(), 1u);
-  EXPECT_THAT(capture.lines()[0], HasSubstr("tessera_verbose,exec,softmax_fwd," + fwd->impl_name()));
-  EXPECT_THAT(capture.lines()[0], HasSubstr("logsoftmax 2x10:1"));
+  ASSERT_EQ(capture.lines_of("exec").size(), 1u);
+  EXPECT_EQ(capture.lines().size(), 6u);  // the header's 5 lines and the execution's
+  const std::string line = capture.lines_of("exec")[0];
+  const size_t last = line.rfind(',');
+  EXPECT_EQ(line.substr(0, last),
+            "onednn_verbose,v1,primitive,exec,cpu,softmax," + fwd->impl_name() +
+                ",forward_training,src:f32::blocked:ab::f0 dst:f32::blocked:ab::f0,,"
+                "alg:softmax_log axis:1,2x10");
+  double ms = 0;
+  EXPECT_TRUE(absl::SimpleAtod(line.substr(last + 1), &ms)) << line;
+  EXPECT_GT(ms, 0.0);
 }
 
 // ---- bad input -------------------------------------------------------------------------------

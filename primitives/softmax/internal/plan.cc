@@ -218,6 +218,7 @@ absl::StatusOr<plan> make_plan(const problem& prob, const softmax_options& optio
         continue;
       }
       result.impl_name = name;
+      result.declined = std::move(refusals);
       result.kind = k;
       result.fn = fn;
       result.geometry = geometry;
@@ -231,6 +232,7 @@ absl::StatusOr<plan> make_plan(const problem& prob, const softmax_options& optio
   }
   if (absl::StrContains(kRefName, options.impl_filter)) {
     result.impl_name = kRefName;
+    result.declined = std::move(refusals);
     result.kind = kernel_kind::ref;
     result.work_per_item = std::max<dim_t>(1, prob.in0.dims()[prob.axis]);
     return result;

@@ -41,6 +41,7 @@ struct padding_terms {
 struct plan {
   problem prob;
   std::string impl_name;
+  std::vector<std::string> declined;  // "<kernel>: <reason>" for each kernel tried before
   kernel_kind kind = kernel_kind::ref;
   kernel_fn fn = nullptr;      // vector kernels only
   kernel_args geometry;         // rows and geometry; pointers filled per execution
