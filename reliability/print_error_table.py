@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerates the tables of docs/errors.md from what the tests print.
+"""Regenerates the catalogues of docs/errors.md from what the tests print.
 
     bazel build //reliability:errors_test //bench:tessera_bench
     TESSERA_PRINT_ERRORS=1 bazel-bin/reliability/errors_test > /tmp/errors.txt
@@ -10,7 +10,9 @@
 errors.txt lines are "id<TAB>status" (the errors_test cases); driver.txt lines "ROW<TAB>args<TAB>
 output". The text between "<!-- BEGIN library tables -->" and "<!-- END library tables -->" (and
 the same for "driver table") is replaced; the rest of the page is left as written. Rows keep the
-order of the test's cases; a section per id prefix, in SECTIONS order.
+order of the test's cases; a section per id prefix, in SECTIONS order. Each section is a text
+block, an id (or a command line) and under it the message exactly as printed, indented: messages
+are quoted verbatim, however long, and a block keeps them readable without wrapping them.
 """
 import re
 import sys
@@ -29,12 +31,12 @@ SECTIONS = [  # (id prefixes, heading)
 ]
 
 
-def cell(text):
-    """A markdown table cell holding text verbatim as code."""
-    text = text.replace("|", "\\|")
-    fence = "``" if "`" in text else "`"
-    pad = " " if "`" in text else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
+def text_block(entries):
+    """A fenced text block: each (head, message) pair as the head, then the message indented."""
+    out = ["```text"]
+    for head, message in entries:
+        out += [head, f"    {message}"]
+    return out + ["```"]
 
 
 def library_tables(lines):
@@ -54,8 +56,7 @@ def library_tables(lines):
         if not section:
             continue
         used.update(r[0] for r in section)
-        out += ["", f"### {heading}", "", "| id | message |", "|---|---|"]
-        out += [f"| `{i}` | {cell(msg)} |" for i, msg in section]
+        out += ["", f"### {heading}", ""] + text_block(section)
     left = [i for i in ids if i not in used]
     if left:
         sys.exit(f"ids without a section: {left}")
@@ -63,14 +64,12 @@ def library_tables(lines):
 
 
 def driver_table(lines):
-    out = ["", "| input | output |", "|---|---|"]
-    n = 0
+    entries = []
     for line in lines:
         f = line.split("\t")
         if len(f) == 3 and f[0] == "ROW":
-            out.append(f"| {cell(f[1])} | {cell(f[2])} |")
-            n += 1
-    return out + [""], n
+            entries.append((f"$ tessera_bench {f[1]}", f[2]))
+    return [""] + text_block(entries) + [""], len(entries)
 
 
 def replace_block(page, name, body):
