@@ -46,6 +46,7 @@ STATUSES = ["PASSED", "FAILED", "SKIPPED", "UNIMPLEMENTED", "INVALID_ARGUMENTS"]
 HEADINGS = ["passed", "failed", "skipped", "unimplemented", "invalid_arguments"]
 MAX_REASONS = 40  # per batch; the rest are summed up in one line
 WIDTH = 100
+FLOOR = "bench/driver/conformance_floor.txt"
 
 # The driver's lines (bench/driver/report.cc):
 #   IDX:STATUS[ (reason)][ [impl]][ perf figures][ | oneDNN ...] __REPRO: repro
@@ -199,8 +200,10 @@ def render(results, excluded, commit, dirty):
         "never copied into the repository.")
     out.append("")
     at = f"Generated at tessera commit `{commit}`"
-    out += wrap(at + (f" with uncommitted changes to {dirty} tracked file(s) outside docs/."
-                      if dirty else "."))
+    if dirty:
+        names = ", ".join(f"`{d}`" for d in dirty[:5]) + (", ..." if len(dirty) > 5 else "")
+        at += f", with uncommitted changes to {len(dirty)} tracked file(s): {names}"
+    out += wrap(at + ".")
     out.append("")
     out += wrap(
         "Included: every file of `inputs/reorder/` and `inputs/softmax/` (harness\\_\\*, "
@@ -265,8 +268,10 @@ def main():
     batches, excluded = discover(args.inputs)
     binary = os.path.abspath(args.binary) if args.binary else build(root)
     commit = git(root, "rev-parse", "--short", "HEAD")
-    dirty = len(git(root, "status", "--porcelain", "--untracked-files=no", "--", ".",
-                    ":(exclude)docs").splitlines())
+    # Tracked files that differ from the commit and may be in the binary (not Markdown, not the
+    # floor this script writes).
+    dirty = [line[3:] for line in git(root, "status", "--porcelain", "--untracked-files=no", "--",
+                                      ".", ":(exclude)*.md", ":(exclude)" + FLOOR).splitlines()]
 
     results = []
     for driver, path in batches:
@@ -289,7 +294,7 @@ def main():
                   "conformance_floor.txt not written", file=sys.stderr)
             return 1
         floor.append(f"{driver} {name} {r.counts['PASSED']}")
-    with open(os.path.join(root, "bench", "driver", "conformance_floor.txt"), "w") as f:
+    with open(os.path.join(root, FLOOR), "w") as f:
         f.write("\n".join(floor) + "\n")
     print("wrote docs/conformance.md and bench/driver/conformance_floor.txt")
     bad = [r for r in results if r.counts["FAILED"] or r.problem]
