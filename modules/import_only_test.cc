@@ -43,4 +43,18 @@ TEST(ImportOnly, SoftmaxOfEqualValuesIsUniform) {
   for (float v : y) EXPECT_FLOAT_EQ(v, 0.125f);
 }
 
+TEST(ImportOnly, VerboseLevelsParseAsOneDnnDoes) {
+  auto two = tessera::parse_verbose_flags("2");
+  ASSERT_TRUE(two.ok()) << two.status().ToString();
+  EXPECT_EQ(*two, tessera::verbose_flags::level2);
+  EXPECT_EQ(*two & tessera::verbose_flags::create_profile, tessera::verbose_flags::create_profile);
+  {
+    tessera::scoped_verbose on(tessera::verbose_flags::level1 |
+                               tessera::verbose_flags::create_dispatch);
+    EXPECT_EQ(tessera::verbose_setting(),
+              tessera::verbose_flags::level1 | tessera::verbose_flags::create_dispatch);
+  }
+  EXPECT_FALSE(tessera::parse_verbose_flags("exec").ok());
+}
+
 }  // namespace

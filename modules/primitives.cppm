@@ -34,7 +34,13 @@ using ::tessera::scoped_num_threads;
 using ::tessera::set_num_threads;
 using ::tessera::set_primitive_cache_capacity;
 using ::tessera::set_thread_pool;
+using ::tessera::operator&;
+using ::tessera::operator|;
+using ::tessera::parse_verbose_flags;
+using ::tessera::scoped_verbose;
 using ::tessera::set_verbose;
+using ::tessera::verbose_flags;
+using ::tessera::verbose_setting;
 using ::tessera::thread_pool;
 // Reorder.
 using ::tessera::quant_values;
