@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The driver's rows of docs/errors.md: tessera_bench given bad input reports it (INVALID_ARGUMENTS
-# or SKIPPED with the reason naming the bad knob/value, a "oneDNN not run" note, or an error exit
-# for options that govern the whole run), never crashes.
+# The driver's rows of docs/errors.md: tessera_bench given bad input reports it, never crashes.
+# Invalid input (bad dims, an unknown option, data type, value or perf template field) is an error
+# exit naming it before anything runs; a valid value Tessera does not support is a per-problem
+# SKIPPED (or UNIMPLEMENTED / INVALID_ARGUMENTS from the library) with the reason; a problem oneDNN
+# cannot express gets a "oneDNN not run" note.
 # With TESSERA_PRINT_ERRORS=1 each passing case also prints "ROW<TAB>args<TAB>output line": that
 # is what reliability/print_error_table.py turns into the driver table of docs/errors.md.
 set -u
@@ -30,72 +32,132 @@ run_case() {  # run_case <want exit: any|nonzero> "<substring>" args...
 }
 expect() { run_case any "$@"; }           # a per-problem verdict; the run goes on
 expect_exit() { run_case nonzero "$@"; }  # the whole run stops with a non-zero exit
+expect_ok() {  # expect_ok "<substring>" args...: exit 0 and the substring, no problem run
+  local want="$1"; shift
+  local out rc
+  out="$(cd "$tmp" && "$bench" "$@" 2>&1)"
+  rc=$?
+  if [ $rc -ne 0 ] || [[ "$out" != *"$want"* ]] || [[ "$out" == *" passed, "* ]]; then
+    echo "FAIL: tessera_bench $* -- exit $rc, wanted exit 0 with '$want' and no run:"
+    echo "$out" | head -3; failed=1; return
+  fi
+  echo "ok: $* -> exit 0"
+}
 
-# ---- problem descriptors (batch_parser.cc) ----
-expect "dim '-3' is not a non-negative 64-bit integer" --reorder 2x-3
-expect "'_n\"foo\"' is not a problem descriptor: expected dims" --reorder '_n"foo"'
-expect "must be written _n\"NAME\" (quotes balanced)" --reorder '2x3_n"foo'
-expect "has 13 dims; at most 12 are supported" --reorder 1x1x1x1x1x1x1x1x1x1x1x1x1
+# ---- help and version: exit 0, nothing runs ----
+expect_ok "usage: tessera_bench" --help
+expect_ok "Reorder knobs:" --reorder --help 2x3
+expect_ok "tessera_bench 0.1.0 (Tessera 0.1.0)" --version
+expect_ok "peer: oneDNN 2." --version
+
+# ---- problem descriptors (batch_parser.cc): error exit ----
+expect_exit "dim '-3' is not a non-negative 64-bit integer" --reorder 2x-3
+expect_exit "'-1x3x4x5' is not a problem descriptor: dim '-1'" --reorder -1x3x4x5
+expect_exit "'_n\"foo\"' is not a problem descriptor: expected dims" --reorder '_n"foo"'
+expect_exit "must be written _n\"NAME\" (quotes balanced)" --reorder '2x3_n"foo'
+expect_exit "has 13 dims; at most 12 are supported" --reorder 1x1x1x1x1x1x1x1x1x1x1x1x1
 # ---- options of the whole run (batch_parser.cc, report.cc): error exit ----
 expect_exit "cannot open './nonexistent_file'" --reorder --batch=nonexistent_file
 printf -- '--batch=cycle.txt\n' > "$tmp/cycle.txt"
 expect_exit "batch files nest deeper than 16 levels (a cycle?)" --reorder --batch=cycle.txt
 expect_exit "--batch needs a file" --reorder --batch=
-expect_exit "--mode=Z is not supported (use C, P, CP, F or L)" --reorder --mode=Z 2x3
+expect_exit "--mode=Z is not supported (use C, P, CP, F, R, I or L)" --reorder --mode=Z 2x3
 expect_exit "--compare=x is not supported (use onednn or none)" --reorder --compare=x 2x3
 expect_exit "--cold-cache=x is not supported (use none or all)" --reorder --cold-cache=x 2x3
 expect_exit "--max-ms-per-prb=-1 must be a non-negative integer" --reorder --max-ms-per-prb=-1 2x3
 expect_exit "--fix-times-per-prb=x must be a non-negative integer" --reorder --fix-times-per-prb=x 2x3
 expect_exit "--match=( is not a valid regular expression" --reorder '--match=(' 2x3
+expect_exit "unknown option '--bogus=1' (tessera_bench --help lists the knobs)" --reorder --bogus=1 2x3
+expect_exit "--axis is a softmax knob, not a reorder one" --reorder --axis=1 2x3
+expect_exit "--sdt needs a value" --reorder --sdt 2x3
+expect_exit "--mode=B (bitwise mode) is not supported" --reorder --mode=B 2x3
+expect_exit "--start=x must be a non-negative integer" --reorder --start=x 2x3
+expect_exit "--repeats-per-prb=0 must be an integer in [1, 1000000]" --reorder --repeats-per-prb=0 2x3
+expect_exit "-vq: the verbosity must be an integer in [0, 99]" -vq --reorder 2x3
+expect_exit "'all' is not a summary setting (failures or no-failures)" --summary=all --reorder 2x3
+expect_exit "--ctx-exe=0 is not MAX_CONCURRENCY" --ctx-exe=0 --reorder 2x3
+expect_exit "--ctx-init=4 is not supported: Tessera creates primitives on the calling thread" \
+  --ctx-init=4 --reorder 2x3
+expect_exit "--cpu-isa-hints=prefer_ymm is not supported" --cpu-isa-hints=prefer_ymm --reorder 2x3
+expect_exit "--memory-kind=buffer is not supported: SYCL/OpenCL runtimes only" \
+  --memory-kind=buffer --reorder 2x3
+expect_exit "--canonical=maybe is not a boolean" --canonical=maybe --reorder 2x3
+expect_exit "--engine=tpu is not an engine" --engine=tpu --reorder 2x3
+expect_exit "--perf-template: %bogus% is not a field of the performance report" \
+  --perf-template=%prb%,%bogus% --reorder 2x3
+expect_exit "--perf-template: %-clocks% is not supported: clocks are not measured" \
+  --perf-template=%-clocks% --reorder 2x3
+expect_exit "--perf-template: %wtag% is not supported: a field of conv" --perf-template=%wtag% --reorder 2x3
+expect_exit "--perf-template: '%-time': a '%' opens a field that is never closed" \
+  --perf-template=%prb%,%-time --reorder 2x3
 expect_exit "--perf-csv=/nonexistent_dir/x.csv: cannot open for writing" \
   --reorder --mode=P --fix-times-per-prb=1 --perf-csv=/nonexistent_dir/x.csv 2x3
-# ---- knobs (resolve.cc): the problem is SKIPPED, naming the knob and value ----
-expect "SKIPPED (--bogus=1: knob not supported by Tessera's driver)" --reorder --bogus=1 2x3
+# ---- knob values that are not valid input (resolve.cc, validate_problem): error exit ----
+expect_exit "--sdt=f33: unknown data type" --reorder --sdt=f33 2x3
+expect_exit "--ddt=int8: unknown data type" --softmax --ddt=int8 2x3
+expect_exit "--stag=abq: not a format tag: format tag 'abq' is invalid" --reorder --stag=abq 2x3
+expect_exit "--dtag=abq: not a format tag" --softmax --dtag=abq 2x3
+expect_exit "--cross-engine=cpu: not a cross-engine kind" --reorder --cross-engine=cpu 2x3
+expect_exit "--attr-scratchpad=foo: unknown mode" --reorder --attr-scratchpad=foo 2x3
+expect_exit "--strides=1x2: expected SRC_STRIDES:DST_STRIDES" --reorder --strides=1x2 2x3
+expect_exit "--strides=1xq:1x2: 'q' is not an integer" --reorder --strides=1xq:1x2 2x3
+expect_exit "--runtime-dim-mask=x: not an integer mask" --reorder --runtime-dim-mask=x 2x3
+expect_exit "--oflag=foo:1: expected FLAG:MASK" --reorder --oflag=foo:1 2x3
+expect_exit "'src' has no policy (ARG:POLICY[:VALUE])" --reorder --attr-scales=src 2x3
+expect_exit "'bogus' is not a policy" --reorder --attr-scales=src:bogus 2x3
+expect_exit "value 'abc' is not a number" --reorder --attr-scales=src:common:abc 2x3
+expect_exit "--attr-oscale=common:abc: 'abc' is not a number" --reorder --attr-oscale=common:abc 2x3
+expect_exit "--attr-post-ops=sum:abc: 'abc' is not a number" --reorder --attr-post-ops=sum:abc 2x3
+expect_exit "--attr-post-ops=sum:1:q: 'q' is not an integer" --reorder --attr-post-ops=sum:1:q 2x3
+expect_exit "--attr-rounding-mode=dst:up: expected ARG:MODE" --reorder --attr-rounding-mode=dst:up 2x3
+expect_exit "--attr-fpmath=f64: expected MATHMODE" --reorder --attr-fpmath=f64 2x3
+expect_exit "--attr-acc-mode=fast: not an accumulation mode" --reorder --attr-acc-mode=fast 2x3
+expect_exit "--attr-deterministic=maybe: not a boolean" --reorder --attr-deterministic=maybe 2x3
+expect_exit "--attr-dropout=x: expected PROBABILITY" --reorder --attr-dropout=x 2x3
+expect_exit "--dir=FWD_X: not a direction" --softmax --dir=FWD_X 2x3
+expect_exit "--alg=foo: unknown softmax algorithm" --softmax --alg=foo 2x3
+expect_exit "--axis=q: not an integer" --softmax --axis=q 2x3
+expect_exit "--inplace=maybe: expected true or false" --softmax --inplace=maybe 2x3
+expect_exit "--mb=-1: expected a non-negative integer" --softmax --mb=-1 2x3
+# ---- valid knob values Tessera does not support (resolve.cc): SKIPPED, naming knob and value ----
 expect "SKIPPED (--engine=gpu: Tessera is CPU-only)" --reorder --engine=gpu 2x3
-expect "SKIPPED (--sdt=f33: data type not supported by Tessera)" --reorder --sdt=f33 2x3
-expect "SKIPPED (--cross-engine=cpu: GPU-only knob" --reorder --cross-engine=cpu 2x3
+expect "SKIPPED (--sdt=s4: data type not supported by Tessera)" --reorder --sdt=s4 2x3
+expect "SKIPPED (--ddt=f4_e2m1: data type not supported by Tessera)" --reorder --ddt=f4_e2m1 2x3
+expect "SKIPPED (--cross-engine=cpu2gpu: GPU-only knob" --reorder --cross-engine=cpu2gpu 2x3
 expect "SKIPPED (--attr-rounding-mode=dst:stochastic: only the default" \
   --reorder --attr-rounding-mode=dst:stochastic 2x3
 expect "SKIPPED (--attr-fpmath=bf16: only strict math" --reorder --attr-fpmath=bf16 2x3
 expect "SKIPPED (--attr-acc-mode=f16: Tessera accumulates in f32 only)" --reorder --attr-acc-mode=f16 2x3
 expect "SKIPPED (--attr-deterministic=true: not supported)" --reorder --attr-deterministic=true 2x3
-expect "SKIPPED (--attr-dropout=1: not supported)" --reorder --attr-dropout=1 2x3
-expect "SKIPPED (--attr-scratchpad=foo: unknown mode)" --reorder --attr-scratchpad=foo 2x3
-expect "SKIPPED (--strides=1x2: expected SRC_STRIDES:DST_STRIDES)" --reorder --strides=1x2 2x3
-expect "SKIPPED (--strides=1xq:1x2: 'q' is not an integer)" --reorder --strides=1xq:1x2 2x3
+expect "SKIPPED (--attr-dropout=0.5: not supported)" --reorder --attr-dropout=0.5 2x3
 expect "SKIPPED (--runtime-dim-mask=1: Tessera has no run-time dims" --reorder --runtime-dim-mask=1 2x3
 expect "SKIPPED (--oflag=zp_comp:1: compensation flags are not supported)" --reorder --oflag=zp_comp:1 2x3
 expect "argument 'wei' is not supported (src and dst only)" --reorder --attr-scales=wei:common:2 2x3
-expect "'src' has no policy (ARG:POLICY[:VALUE])" --reorder --attr-scales=src 2x3
 expect "policy 'per_dim_9' is not supported" --reorder --attr-scales=src:per_dim_9:0.5 2x3
+expect "policy 'per_tensor' is not supported" --reorder --attr-scales=src:per_tensor:f32:8x1 2x3
 expect "value data type 's8' is not supported" --reorder --attr-scales=src:common:2:s8 2x3
+expect "value data type 'bf16' is not supported" --reorder --attr-scales=src:per_dim_1:bf16 2x3
 expect "groups are not supported" --reorder --attr-scales=src:common:2:f32:1x1 2x3
-expect "value 'abc' is not a number" --reorder --attr-scales=src:common:abc 2x3
 expect "mask 8 names dim 3 but the problem has 2 dims" --reorder --attr-scales=src:per_dim_3:2 2x3
 expect "mask 3 asks for more than 16777216 values" --reorder --attr-scales=src:per_dim_01:2 100000x100000
 expect "only POLICY[:SCALE] with common or per_dim_* is supported" --reorder --attr-oscale=foo 2x3
-expect "(--attr-oscale=common:abc: 'abc' is not a number)" --reorder --attr-oscale=common:abc 2x3
 expect "(--attr-oscale=per_dim_3: mask 8 names dim 3" --reorder --attr-oscale=per_dim_3 2x3
 expect "reorder supports one sum post-op only" --reorder --attr-post-ops=relu 2x3
-expect "(--attr-post-ops=sum:abc: 'abc' is not a number)" --reorder --attr-post-ops=sum:abc 2x3
-expect "(--attr-post-ops=sum:1:q: 'q' is not an integer)" --reorder --attr-post-ops=sum:1:q 2x3
-expect "SKIPPED (--dir=FWD_X: softmax has FWD_D, FWD_I and BWD_D)" --softmax --dir=FWD_X 2x3
-expect "SKIPPED (--alg=foo: unknown softmax algorithm)" --softmax --alg=foo 2x3
-expect "SKIPPED (--axis=q: not an integer)" --softmax --axis=q 2x3
-expect "SKIPPED (--inplace=maybe: expected true or false)" --softmax --inplace=maybe 2x3
-expect "SKIPPED (--mb=-1: expected a non-negative integer)" --softmax --mb=-1 2x3
+expect "SKIPPED (--dir=BWD_W: softmax has FWD_D, FWD_I and BWD_D)" --softmax --dir=BWD_W 2x3
 expect "SKIPPED (--attr-post-ops=sum: softmax post-ops are not supported)" --softmax --attr-post-ops=sum 2x3
 expect "SKIPPED (--attr-zero-points=src:common:1: softmax has no zero points)" \
   --softmax --attr-zero-points=src:common:1 2x3
 # ---- creation (runner.cc): the library's message, per problem ----
-expect "INVALID_ARGUMENTS (format tag 'abq' is invalid" --reorder --stag=abq 2x3
+expect "INVALID_ARGUMENTS (format tag 'abcd' is invalid: the tag's rank must equal" --reorder --stag=abcd 2x3
 expect "INVALID_ARGUMENTS (memory_desc: strides[0] = 1 overlaps dim 1" --reorder --strides=1x1:3x1 2x3
-expect "INVALID_ARGUMENTS (format tag 'abq' is invalid" --reorder --dtag=abq 2x3
+expect "INVALID_ARGUMENTS (format tag 'abcd' is invalid" --reorder --dtag=abcd 2x3
 expect "INVALID_ARGUMENTS (src zero points on a f32 src are meaningless" \
   --reorder --attr-zero-points=src:common:1 2x3
 expect "INVALID_ARGUMENTS (--axis=5 is not a dim of the 2-d problem)" --softmax --axis=5 2x3
-expect "INVALID_ARGUMENTS (format tag 'abq' is invalid" --softmax --stag=abq 2x3
-expect "INVALID_ARGUMENTS (format tag 'abq' is invalid" --softmax --dtag=abq 2x3
+expect "INVALID_ARGUMENTS (format tag 'abcd' is invalid" --softmax --stag=abcd 2x3
+expect "INVALID_ARGUMENTS (format tag 'abcd' is invalid" --softmax --dtag=abcd 2x3
+expect "FAILED (--check-ref-impl=true: the reference implementation was chosen)" \
+  --check-ref-impl=true --reorder --impl=ref 2x3
 expect "INVALID_ARGUMENTS (softmax backward: diff_src type s8 is not supported" \
   --softmax --dir=BWD_D --sdt=s8 2x3
 expect "SKIPPED (no implementation allowed by --impl/--skip-impl accepts the problem" \

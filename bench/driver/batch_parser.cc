@@ -1,6 +1,7 @@
 #include "bench/driver/batch_parser.h"
 
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -12,21 +13,34 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "bench/driver/perf_template.h"
 
 namespace tessera::bench {
 namespace {
 
 constexpr int kMaxBatchDepth = 16;
 
-// Common options that do not change what a problem computes or how Tessera runs it: accepted and
-// ignored, like benchdnn ignores them on CPU.
-const std::set<std::string>& ignored_common_options() {
-  static const auto* s = new std::set<std::string>{
-      "allow-enum-tags-only", "canonical", "mem-check", "memory-kind", "stream-kind",
-      "summary", "perf-template", "ctx-init", "ctx-exe", "cpu-isa-hints", "repeats-per-prb",
-      "mode-modifier", "start", "verbose", "v", "v0", "v1", "v2", "v3", "v5", "v99",
-      "num-streams", "attr-same-pd-check", "execution-mode", "check-ref-impl"};
-  return *s;
+// benchdnn's common options that tessera_bench accepts only with their default value (they
+// configure what Tessera does not have: SYCL/OpenCL memory and streams, GPU streams, graph
+// execution, ISA hints, parallel creation), with the reason a different value is rejected.
+const std::map<std::string, std::pair<std::string, std::string>>& default_only_options() {
+  static const auto* m = new std::map<std::string, std::pair<std::string, std::string>>{
+      {"memory-kind", {"usm", "SYCL/OpenCL runtimes only; Tessera runs on the CPU"}},
+      {"stream-kind", {"def", "SYCL/OpenCL runtimes only; Tessera runs on the CPU"}},
+      {"num-streams", {"1", "GPU only"}},
+      {"execution-mode", {"direct", "SYCL Graph only"}},
+      {"cpu-isa-hints", {"none", "Tessera has no ISA hints (cap the ISA with TESSERA_MAX_ISA)"}},
+      {"mode-modifier", {"", "Tessera creates primitives one at a time (no P or M modifier)"}},
+      {"attr-same-pd-check", {"false", "not implemented by tessera_bench"}},
+      {"ctx-init", {"auto", "Tessera creates primitives on the calling thread"}},
+  };
+  return *m;
+}
+
+bool parse_bool_value(const std::string& v, bool* out) {
+  if (v == "true" || v == "1") { *out = true; return true; }
+  if (v == "false" || v == "0") { *out = false; return true; }
+  return false;
 }
 
 // Knobs whose value is one item even when it contains commas.
@@ -160,7 +174,10 @@ absl::Status batch_parser::parse_args(const std::vector<std::string>& args) {
 absl::Status batch_parser::parse_tokens(const std::vector<token>& tokens, const std::string& dir,
                                         int depth) {
   for (const token& t : tokens) {
-    if (absl::StartsWith(t.text, "-")) {
+    // "-1x3x4" is a (bad) descriptor, not an option.
+    const bool dash_digit = t.text.size() > 1 && t.text[0] == '-' &&
+                            absl::ascii_isdigit(static_cast<unsigned char>(t.text[1]));
+    if (absl::StartsWith(t.text, "-") && !dash_digit) {
       absl::Status s = parse_option(t, dir, depth);
       if (!s.ok()) return s;
     } else {
@@ -184,6 +201,7 @@ absl::Status batch_parser::parse_batch_file(const std::string& path, const std::
   }
   std::stringstream ss;
   ss << in.rdbuf();
+  batch_files_.push_back(full);
   return parse_tokens(tokenize_batch(ss.str(), full), dirname_of(full), depth + 1);
 }
 
@@ -197,6 +215,12 @@ absl::Status batch_parser::parse_option(const token& t, const std::string& dir, 
     has_value = true;
   }
   if (key == "runtime_dim_mask") key = "runtime-dim-mask";
+  // -vN is --verbose=N.
+  if (t.text.size() > 2 && t.text[0] == '-' && t.text[1] == 'v' && t.text[2] != 'e' && !has_value) {
+    value = t.text.substr(2);
+    key = "verbose";
+    has_value = true;
+  }
 
   if (key == "reorder" || key == "softmax") {
     driver_ = key == "reorder" ? driver_kind::reorder : driver_kind::softmax;
@@ -210,54 +234,10 @@ absl::Status batch_parser::parse_option(const token& t, const std::string& dir, 
     if (value.empty()) return absl::InvalidArgumentError(absl::StrCat(t.origin, ": --batch needs a file"));
     return parse_batch_file(value, dir, depth);
   }
-  // Global options.
-  if (key == "mode") {
-    std::string m = absl::AsciiStrToUpper(value);
-    if (m == "C" || m == "P" || m == "CP" || m == "PC" || m == "L" || m == "F") {
-      settings_.list_only = m == "L";
-      settings_.correctness = absl::StrContains(m, "C");
-      settings_.performance = absl::StrContains(m, "P") || m == "F";
-      return absl::OkStatus();
-    }
-    return absl::InvalidArgumentError(absl::StrCat(
-        t.origin, ": --mode=", value, " is not supported (use C, P, CP, F or L)"));
+  bool handled = false;
+  if (absl::Status g = parse_global(t, key, value, has_value, dir, &handled); !g.ok() || handled) {
+    return g;
   }
-  if (key == "compare") {
-    if (value == "onednn" || value == "none" || value.empty()) {
-      settings_.compare_onednn = value == "onednn";
-      return absl::OkStatus();
-    }
-    return absl::InvalidArgumentError(
-        absl::StrCat(t.origin, ": --compare=", value, " is not supported (use onednn or none)"));
-  }
-  if (key == "cold-cache") {
-    // Only the activation-wide mode makes sense for reorder and softmax (they have no weights).
-    if (value == "none" || value == "all") {
-      settings_.cold_cache = value;
-      return absl::OkStatus();
-    }
-    return absl::InvalidArgumentError(absl::StrCat(
-        t.origin, ": --cold-cache=", value, " is not supported (use none or all)"));
-  }
-  if (key == "perf-csv") {
-    // Relative to the directory of the including file (the user's directory on the command line).
-    perf_csv_ = value.empty() || value[0] == '/' ? value : dir + "/" + value;
-    return absl::OkStatus();
-  }
-  if (key == "max-ms-per-prb" || key == "fix-times-per-prb") {
-    int64_t v = 0;
-    if (!absl::SimpleAtoi(value, &v) || v < 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(t.origin, ": --", key, "=", value, " must be a non-negative integer"));
-    }
-    (key == "max-ms-per-prb" ? settings_.max_ms_per_prb : settings_.fix_times_per_prb) = v;
-    return absl::OkStatus();
-  }
-  if (key == "engine") {
-    settings_.engine = value;
-    return absl::OkStatus();
-  }
-  if (ignored_common_options().count(key)) return absl::OkStatus();
 
   driver_state& s = state();
   if (key == "match") {
@@ -277,15 +257,16 @@ absl::Status batch_parser::parse_option(const token& t, const std::string& dir, 
 
   const auto& defaults = default_knobs(driver_);
   if (!defaults.count(targets[0])) {
-    // Unknown to this driver: remember it so the problems it affects are skipped, naming it.
-    for (auto& [k, v] : s.unsupported) {
-      if (k == key) {
-        v = value;
-        return absl::OkStatus();
-      }
+    const driver_kind other = driver_ == driver_kind::reorder ? driver_kind::softmax : driver_kind::reorder;
+    if (default_knobs(other).count(targets[0])) {
+      return absl::InvalidArgumentError(absl::StrCat(t.origin, ": --", key, " is a ", name_of(other),
+                                                     " knob, not a ", name_of(driver_), " one"));
     }
-    s.unsupported.push_back({key, has_value ? value : ""});
-    return absl::OkStatus();
+    return absl::InvalidArgumentError(
+        absl::StrCat(t.origin, ": unknown option '", t.text, "' (tessera_bench --help lists the knobs)"));
+  }
+  if (!has_value) {
+    return absl::InvalidArgumentError(absl::StrCat(t.origin, ": --", key, " needs a value (--", key, "=...)"));
   }
   std::vector<std::string> values;
   if (is_single_valued(targets[0])) {
@@ -307,10 +288,7 @@ absl::Status batch_parser::emit(const token& descriptor) {
     base.unsupported.insert(base.unsupported.begin(), {"engine", settings_.engine});
   }
   absl::Status parsed = parse_descriptor(descriptor.text, &base.dims, &base.name);
-  if (!parsed.ok()) {
-    base.parse_error = absl::StrCat(descriptor.origin, ": ", parsed.message());
-    base.descriptor_text = descriptor.text;
-  }
+  if (!parsed.ok()) return absl::InvalidArgumentError(absl::StrCat(descriptor.origin, ": ", parsed.message()));
   // Cross product over every knob's list, first knob outermost.
   std::vector<std::pair<std::string, const std::vector<std::string>*>> axes;
   for (const auto& [k, v] : s.lists) axes.push_back({k, &v});
@@ -333,6 +311,153 @@ absl::Status batch_parser::emit(const token& descriptor) {
     }
     if (a < 0) break;
   }
+  return absl::OkStatus();
+}
+
+absl::Status batch_parser::parse_global(const token& t, const std::string& key, const std::string& value,
+                                        bool has_value, const std::string& dir, bool* handled) {
+  *handled = true;
+  auto bad = [&](const std::string& why) {
+    return absl::InvalidArgumentError(absl::StrCat(t.origin, ": --", key, "=", value, " ", why));
+  };
+  auto non_negative = [&](int64_t* out) {
+    int64_t v = 0;
+    if (!absl::SimpleAtoi(value, &v) || v < 0) return false;
+    *out = v;
+    return true;
+  };
+  auto boolean = [&](bool* out) { return parse_bool_value(absl::AsciiStrToLower(value), out); };
+  if (key == "mode") {
+    std::string m = absl::AsciiStrToUpper(value);
+    if (m == "C" || m == "P" || m == "CP" || m == "PC" || m == "L" || m == "F" || m == "R" || m == "I") {
+      settings_.list_only = m == "L";
+      settings_.init_only = m == "I";
+      settings_.correctness = absl::StrContains(m, "C");
+      settings_.performance = absl::StrContains(m, "P") || m == "F";
+      // F: benchdnn's fast performance mode, P with a 10 ms budget per problem.
+      if (m == "F") settings_.max_ms_per_prb = 10;
+      return absl::OkStatus();
+    }
+    if (m == "B") return bad("(bitwise mode) is not supported (use C, P, CP, F, R, I or L)");
+    return bad("is not supported (use C, P, CP, F, R, I or L)");
+  }
+  if (key == "compare") {
+    if (value == "onednn" || value == "none" || value.empty()) {
+      settings_.compare_onednn = value == "onednn";
+      return absl::OkStatus();
+    }
+    return bad("is not supported (use onednn or none)");
+  }
+  if (key == "cold-cache") {
+    // Reorder and softmax have no weights: wei is none for them (as in benchdnn).
+    if (value == "none" || value == "all" || value == "wei") {
+      settings_.cold_cache = value == "all" ? "all" : "none";
+      return absl::OkStatus();
+    }
+    if (value == "custom") return bad("needs benchdnn's source edits; use all");
+    return bad("is not supported (use none or all)");
+  }
+  if (key == "perf-csv") {
+    // Relative to the directory of the including file (the user's directory on the command line).
+    perf_csv_ = value.empty() || value[0] == '/' ? value : dir + "/" + value;
+    return absl::OkStatus();
+  }
+  if (key == "max-ms-per-prb" || key == "fix-times-per-prb") {
+    int64_t v = 0;
+    if (!non_negative(&v)) return bad("must be a non-negative integer");
+    (key == "max-ms-per-prb" ? settings_.max_ms_per_prb : settings_.fix_times_per_prb) = v;
+    return absl::OkStatus();
+  }
+  if (key == "engine") {
+    // cpu[:N] runs; gpu[:N] is valid but not Tessera's (its problems are SKIPPED).
+    std::vector<std::string> f = absl::StrSplit(value, ':');
+    int64_t index = 0;
+    if ((f[0] != "cpu" && f[0] != "gpu") || f.size() > 2 || (f.size() == 2 && !absl::SimpleAtoi(f[1], &index)) ||
+        index < 0) {
+      return bad("is not an engine (KIND[:INDEX], KIND cpu or gpu)");
+    }
+    settings_.engine = value;
+    return absl::OkStatus();
+  }
+  if (key == "start") {
+    if (!non_negative(&start_)) return bad("must be a non-negative integer");
+    return absl::OkStatus();
+  }
+  if (key == "repeats-per-prb") {
+    int64_t v = 0;
+    if (!non_negative(&v) || v < 1 || v > 1000000) return bad("must be an integer in [1, 1000000]");
+    settings_.repeats = static_cast<int>(v);
+    return absl::OkStatus();
+  }
+  if (key == "verbose") {
+    int64_t v = 0;
+    if (!non_negative(&v) || v > 99) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(t.origin, ": ", t.text, ": the verbosity must be an integer in [0, 99]"));
+    }
+    settings_.verbose = static_cast<int>(v);
+    return absl::OkStatus();
+  }
+  if (key == "summary") {
+    bool failures = summary_failures_;
+    for (absl::string_view item : absl::StrSplit(value, '+')) {
+      if (item == "failures") {
+        failures = true;
+      } else if (item == "no-failures") {
+        failures = false;
+      } else {
+        return bad(absl::StrCat(": '", std::string(item),
+                                "' is not a summary setting (failures or no-failures)"));
+      }
+    }
+    summary_failures_ = failures;
+    return absl::OkStatus();
+  }
+  if (key == "perf-template") {
+    if (absl::Status s = check_perf_template(value); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(t.origin, ": --perf-template: ", s.message()));
+    }
+    settings_.perf_template = value;
+    return absl::OkStatus();
+  }
+  if (key == "ctx-exe") {
+    // MAX_CONCURRENCY[:CORE_TYPE[:THREADS_PER_CORE]]; the last two are oneTBB-only in benchdnn.
+    std::vector<std::string> f = absl::StrSplit(value, ':');
+    int64_t n = 0;
+    if (f.size() > 3 || (f[0] != "auto" && (!absl::SimpleAtoi(f[0], &n) || n < 1 || n > 1024))) {
+      return bad("is not MAX_CONCURRENCY[:CORE_TYPE[:THREADS_PER_CORE]] (a thread count in [1, 1024] or auto)");
+    }
+    for (size_t i = 1; i < f.size(); ++i) {
+      if (f[i] != "auto") return bad("sets a core type or threads per core: only auto is supported");
+    }
+    settings_.threads = static_cast<int>(n);
+    return absl::OkStatus();
+  }
+  if (key == "mem-check" || key == "canonical" || key == "check-ref-impl" || key == "allow-enum-tags-only" ||
+      key == "fast-ref") {
+    bool b = false;
+    if (!boolean(&b)) return bad("is not a boolean (true, false, 1 or 0)");
+    if (key == "mem-check") settings_.mem_check = b;
+    if (key == "canonical") settings_.canonical = b;
+    if (key == "check-ref-impl") settings_.check_ref_impl = b;
+    // allow-enum-tags-only: Tessera runs every tag its parser accepts, whatever the value.
+    // fast-ref: there is no optimised reference to use, so both values use the scalar reference.
+    return absl::OkStatus();
+  }
+  if (auto it = default_only_options().find(key); it != default_only_options().end()) {
+    const auto& [def, why] = it->second;
+    std::string v = value;
+    if (key == "attr-same-pd-check") {
+      bool b = false;
+      if (!boolean(&b)) return bad("is not a boolean (true, false, 1 or 0)");
+      v = b ? "true" : "false";
+    }
+    if (key == "ctx-init" && absl::StartsWith(v, "auto")) v = "auto";
+    if (v == def || (def.empty() && !has_value)) return absl::OkStatus();
+    return bad(absl::StrCat("is not supported: ", why, " (only ", def.empty() ? "an empty value" : def,
+                            " is accepted)"));
+  }
+  *handled = false;
   return absl::OkStatus();
 }
 

@@ -10,10 +10,11 @@
 // --batch=FILE reads FILE (relative to the including file) into the same state. In files, '#'
 // starts a comment and a trailing '\' continues the line.
 //
-// Fatal errors (a batch file that cannot be read, a bad --match regex, a bad --mode) are returned
-// as Status; a descriptor that cannot be parsed becomes a problem with parse_error set, so it is
-// reported (INVALID_ARGUMENTS) without stopping the batch. Knobs Tessera does not know are kept in
-// problem::unsupported so that the runner reports the problem SKIPPED with the knob named.
+// Invalid input is a Status naming it, and the driver stops before running anything (benchdnn
+// exits on a parse error too): a batch file that cannot be read, a descriptor that is not dims
+// (2x-3, -1x3), an unknown option, a knob of the other driver, a bad value of a global option, a
+// perf template with an unknown field. Knob values are checked by validate_problem (resolve.h).
+// --engine=gpu, valid but not Tessera's, is kept in problem::unsupported: the problem is SKIPPED.
 #ifndef TESSERA_BENCH_DRIVER_BATCH_PARSER_H_
 #define TESSERA_BENCH_DRIVER_BATCH_PARSER_H_
 
@@ -33,13 +34,21 @@ namespace tessera::bench {
 // emitted.
 struct run_settings {
   bool correctness = true;   // --mode contains C
-  bool performance = false;  // --mode contains P
+  bool performance = false;  // --mode contains P (or F)
   bool list_only = false;    // --mode=L: report LISTED, run nothing
+  bool init_only = false;    // --mode=I: create the primitive only (INITIALIZED)
   bool compare_onednn = false;           // --compare=onednn
-  std::string cold_cache = "none";       // --cold-cache
+  std::string cold_cache = "none";       // --cold-cache (wei: as none, no weights here)
   int64_t max_ms_per_prb = 600;          // --max-ms-per-prb: time budget of one measurement
   int64_t fix_times_per_prb = 0;         // --fix-times-per-prb: timed runs (0: by time budget)
   std::string engine = "cpu";            // --engine
+  int threads = 0;                       // --ctx-exe=N: Tessera's and oneDNN's threads (0: auto)
+  bool mem_check = true;                 // --mem-check: skip problems that need too much RAM
+  bool canonical = false;                // --canonical: every knob in the repro line
+  bool check_ref_impl = false;           // --check-ref-impl: a ref:* implementation FAILS
+  int repeats = 1;                       // --repeats-per-prb
+  int verbose = 0;                       // --verbose=N, -vN
+  std::string perf_template = "def";     // --perf-template (def, csv or a custom template)
 };
 
 struct parsed_problem {
@@ -58,6 +67,7 @@ struct token {
 std::vector<token> tokenize_batch(const std::string& text, const std::string& file_name);
 
 // Parses "2x16x3x4" or "2x16x3x4_n\"name\"": dims non-negative int64.
+// A token that starts with a digit, or with '-' and a digit, is a descriptor (never an option).
 absl::Status parse_descriptor(const std::string& text, std::vector<int64_t>* dims,
                               std::string* name);
 
@@ -73,6 +83,12 @@ class batch_parser {
   int64_t filtered_out() const { return filtered_out_; }
   // Last --perf-csv=FILE ("" when not given).
   const std::string& perf_csv() const { return perf_csv_; }
+  // --start=N: the index of the first problem to run (earlier ones are not run).
+  int64_t start() const { return start_; }
+  // --summary=[no-]failures: list up to ten FAILED problems again at the end (default on).
+  bool summary_failures() const { return summary_failures_; }
+  // Batch files read, in order, with their full paths (printed at -v50).
+  const std::vector<std::string>& batch_files() const { return batch_files_; }
 
  private:
   struct driver_state {
@@ -84,6 +100,8 @@ class batch_parser {
 
   absl::Status parse_tokens(const std::vector<token>& tokens, const std::string& dir, int depth);
   absl::Status parse_option(const token& t, const std::string& dir, int depth);
+  absl::Status parse_global(const token& t, const std::string& key, const std::string& value,
+                            bool has_value, const std::string& dir, bool* handled);
   absl::Status parse_batch_file(const std::string& path, const std::string& dir, int depth);
   absl::Status emit(const token& descriptor);
   driver_state& state() { return states_[static_cast<int>(driver_)]; }
@@ -94,6 +112,9 @@ class batch_parser {
   driver_state states_[2];
   run_settings settings_;
   std::string perf_csv_;
+  int64_t start_ = 0;
+  bool summary_failures_ = true;
+  std::vector<std::string> batch_files_;
   std::vector<parsed_problem> problems_;
   int64_t filtered_out_ = 0;
 };

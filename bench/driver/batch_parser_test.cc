@@ -137,16 +137,90 @@ TEST(Parser, BadRegexIsAnErrorNamingIt) {
   EXPECT_NE(std::string(s.message()).find("(unclosed"), std::string::npos) << s;
 }
 
-TEST(Parser, UnknownKnobsAreCarriedToTheProblem) {
+// A message of a failed parse_args, or "" when it succeeded.
+std::string error_of(std::vector<std::string> args) {
   batch_parser p("/");
-  ASSERT_TRUE(p.parse_args({"--reorder", "--frobnicate=7", "--axis=1", "2x3", "--reset", "2x3"}).ok());
-  ASSERT_EQ(p.problems().size(), 2u);
-  const auto& u = p.problems()[0].prb.unsupported;
-  ASSERT_EQ(u.size(), 2u);
-  EXPECT_EQ(u[0].first, "frobnicate");
-  EXPECT_EQ(u[1].first, "axis");  // a softmax knob given to reorder
-  EXPECT_TRUE(p.problems()[1].prb.unsupported.empty());
-  EXPECT_EQ(repro_line(p.problems()[0].prb), "--reorder --frobnicate=7 --axis=1 2x3");
+  absl::Status s = p.parse_args(args);
+  return s.ok() ? "" : std::string(s.message());
+}
+
+TEST(Parser, UnknownOptionsAndKnobsOfTheOtherDriverAreErrors) {
+  EXPECT_NE(error_of({"--reorder", "--frobnicate=7", "2x3"}).find("unknown option '--frobnicate=7'"),
+            std::string::npos);
+  EXPECT_NE(error_of({"--reorder", "--axis=1", "2x3"}).find("--axis is a softmax knob, not a reorder one"),
+            std::string::npos);
+  EXPECT_NE(error_of({"--softmax", "--oflag=zp_comp:1", "2x3"}).find("reorder knob"), std::string::npos);
+  EXPECT_NE(error_of({"--reorder", "--sdt", "2x3"}).find("needs a value"), std::string::npos);
+  EXPECT_NE(error_of({"-v", "--reorder", "2x3"}).find("unknown option '-v'"), std::string::npos);
+}
+
+TEST(Parser, DescriptorsThatAreNotDimsAreErrors) {
+  // "-1x3x4x5" is a descriptor with a negative dim, not an option.
+  std::string e = error_of({"--reorder", "-1x3x4x5"});
+  EXPECT_NE(e.find("'-1x3x4x5' is not a problem descriptor: dim '-1'"), std::string::npos) << e;
+  EXPECT_NE(e.find("argv[2]"), std::string::npos) << e;
+  EXPECT_NE(error_of({"--reorder", "2xZ", "2x3"}).find("'Z'"), std::string::npos);
+}
+
+TEST(Parser, GlobalKnobsOfTheRun) {
+  batch_parser p("/");
+  ASSERT_TRUE(p.parse_args({"--start=3", "--repeats-per-prb=4", "-v5", "--summary=no-failures", "--canonical=true",
+                            "--mem-check=false", "--check-ref-impl=1", "--ctx-exe=3", "--reorder", "2x3",
+                            "--verbose=2", "--ctx-exe=auto", "4x5"})
+                  .ok());
+  EXPECT_EQ(p.start(), 3);
+  EXPECT_FALSE(p.summary_failures());
+  const run_settings& a = p.problems()[0].settings;
+  EXPECT_EQ(a.repeats, 4);
+  EXPECT_EQ(a.verbose, 5);
+  EXPECT_TRUE(a.canonical);
+  EXPECT_FALSE(a.mem_check);
+  EXPECT_TRUE(a.check_ref_impl);
+  EXPECT_EQ(a.threads, 3);
+  EXPECT_EQ(p.problems()[1].settings.verbose, 2);
+  EXPECT_EQ(p.problems()[1].settings.threads, 0);
+  EXPECT_NE(error_of({"--start=-1"}).find("--start=-1 must be a non-negative integer"), std::string::npos);
+  EXPECT_NE(error_of({"--repeats-per-prb=0"}).find("[1, 1000000]"), std::string::npos);
+  EXPECT_NE(error_of({"-vx"}).find("-vx: the verbosity must be an integer"), std::string::npos);
+  EXPECT_NE(error_of({"--summary=bogus"}).find("'bogus' is not a summary setting"), std::string::npos);
+  EXPECT_NE(error_of({"--ctx-exe=0"}).find("--ctx-exe=0 is not MAX_CONCURRENCY"), std::string::npos);
+  EXPECT_NE(error_of({"--ctx-exe=2:0"}).find("only auto is supported"), std::string::npos);
+  EXPECT_NE(error_of({"--canonical=maybe"}).find("is not a boolean"), std::string::npos);
+}
+
+TEST(Parser, ModesOfBenchdnn) {
+  batch_parser p("/");
+  ASSERT_TRUE(p.parse_args({"--reorder", "--mode=F", "1", "--mode=R", "2", "--mode=I", "3"}).ok());
+  EXPECT_TRUE(p.problems()[0].settings.performance);
+  EXPECT_EQ(p.problems()[0].settings.max_ms_per_prb, 10);  // F: benchdnn's 10 ms budget
+  EXPECT_FALSE(p.problems()[1].settings.correctness);
+  EXPECT_FALSE(p.problems()[1].settings.performance);
+  EXPECT_TRUE(p.problems()[2].settings.init_only);
+  EXPECT_NE(error_of({"--mode=B"}).find("bitwise"), std::string::npos);
+}
+
+TEST(Parser, OptionsTesseraLacksAcceptOnlyTheirDefault) {
+  for (const char* ok : {"--memory-kind=usm", "--stream-kind=def", "--num-streams=1", "--execution-mode=direct",
+                         "--cpu-isa-hints=none", "--mode-modifier=", "--attr-same-pd-check=false", "--ctx-init=auto",
+                         "--allow-enum-tags-only=0", "--fast-ref=true", "--cold-cache=wei", "--engine=cpu:0"}) {
+    EXPECT_EQ(error_of({ok, "--reorder", "2x3"}), "") << ok;
+  }
+  EXPECT_NE(error_of({"--memory-kind=buffer"}).find("--memory-kind=buffer is not supported: SYCL/OpenCL"),
+            std::string::npos);
+  EXPECT_NE(error_of({"--cpu-isa-hints=prefer_ymm"}).find("only none is accepted"), std::string::npos);
+  EXPECT_NE(error_of({"--mode-modifier=P"}).find("only an empty value is accepted"), std::string::npos);
+  EXPECT_NE(error_of({"--ctx-init=4"}).find("calling thread"), std::string::npos);
+  EXPECT_NE(error_of({"--engine=tpu"}).find("is not an engine"), std::string::npos);
+}
+
+TEST(Parser, PerfTemplateIsCheckedWhenGiven) {
+  batch_parser p("/");
+  ASSERT_TRUE(p.parse_args({"--perf-template=csv", "--reorder", "2x3", "--reset",
+                            "--perf-template=%prb%,%-time%", "4x5"})
+                  .ok());
+  EXPECT_EQ(p.problems()[0].settings.perf_template, "csv");
+  EXPECT_EQ(p.problems()[1].settings.perf_template, "%prb%,%-time%");  // --reset keeps it
+  EXPECT_NE(error_of({"--perf-template=%prb%,%bogus%"}).find("%bogus% is not a field"), std::string::npos);
 }
 
 TEST(Parser, GpuEngineMarksProblemsUnsupported) {
@@ -154,15 +228,6 @@ TEST(Parser, GpuEngineMarksProblemsUnsupported) {
   ASSERT_TRUE(p.parse_args({"--engine=gpu", "--reorder", "2x3"}).ok());
   ASSERT_EQ(p.problems()[0].prb.unsupported.size(), 1u);
   EXPECT_EQ(p.problems()[0].prb.unsupported[0].first, "engine");
-}
-
-TEST(Parser, BadDescriptorBecomesAProblemWithAParseError) {
-  batch_parser p("/");
-  ASSERT_TRUE(p.parse_args({"--reorder", "2xZ", "2x3"}).ok());
-  ASSERT_EQ(p.problems().size(), 2u);
-  EXPECT_NE(p.problems()[0].prb.parse_error.find("'Z'"), std::string::npos);
-  EXPECT_NE(p.problems()[0].prb.parse_error.find("argv[2]"), std::string::npos);
-  EXPECT_TRUE(p.problems()[1].prb.parse_error.empty());
 }
 
 TEST(Parser, GlobalSettingsAreSnapshotPerProblem) {

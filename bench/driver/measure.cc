@@ -6,6 +6,8 @@
 #include <memory>
 #include <vector>
 
+#include "tessera/primitives/runtime/threads.h"
+
 namespace tessera::bench {
 namespace {
 using clock_type = std::chrono::steady_clock;
@@ -45,8 +47,16 @@ timing measure(const std::function<void(int64_t set)>& fn, int64_t sets, const r
       break;
     }
   }
+  timing t;
+  t.samples = static_cast<int64_t>(samples.size());
+  double sum = 0;
+  for (double v : samples) sum += v;
+  t.avg_ms = sum / static_cast<double>(samples.size());
+  t.min_ms = *std::min_element(samples.begin(), samples.end());
+  t.max_ms = *std::max_element(samples.begin(), samples.end());
   std::nth_element(samples.begin(), samples.begin() + samples.size() / 2, samples.end());
-  return {samples[samples.size() / 2], static_cast<int64_t>(samples.size())};
+  t.median_ms = samples[samples.size() / 2];
+  return t;
 }
 
 double memcpy_ms(int64_t bytes, const run_settings& s) {
@@ -56,11 +66,22 @@ double memcpy_ms(int64_t bytes, const run_settings& s) {
   auto dst = std::make_unique<char[]>(static_cast<size_t>(bytes * sets));
   std::memset(src.get(), 1, static_cast<size_t>(bytes * sets));
   std::memset(dst.get(), 0, static_cast<size_t>(bytes * sets));
-  return measure([&](int64_t set) {
-                   std::memcpy(dst.get() + set * bytes, src.get() + set * bytes, static_cast<size_t>(bytes));
-                 },
+  return measure([&](int64_t set) { parallel_copy(dst.get() + set * bytes, src.get() + set * bytes, bytes); },
                  sets, s)
       .median_ms;
+}
+
+void parallel_copy(void* dst, const void* src, int64_t bytes) {
+  constexpr int64_t kBlock = 4096, kMinChunk = 16;  // 64 KiB per task at least
+  const int64_t blocks = (bytes + kBlock - 1) / kBlock;
+  if (blocks < 2 * kMinChunk) {
+    std::memcpy(dst, src, static_cast<size_t>(bytes));
+    return;
+  }
+  parallel_for(blocks, kMinChunk, [&](int64_t begin, int64_t end) {
+    const int64_t from = begin * kBlock, to = std::min(bytes, end * kBlock);
+    std::memcpy(static_cast<char*>(dst) + from, static_cast<const char*>(src) + from, static_cast<size_t>(to - from));
+  });
 }
 
 }  // namespace tessera::bench

@@ -2,7 +2,7 @@
 // starts from a cold cache, and the same-run memcpy that the GB/s figures are compared with.
 //
 //   tessera::bench::timing t = tessera::bench::measure([&](int64_t set) { run(set); }, sets, s);
-//   double copy_ms = tessera::bench::memcpy_ms(bytes_moved / 2, s);
+//   double copy_ms = tessera::bench::memcpy_ms(bytes_moved / 2, s);   // on num_threads() threads
 #ifndef TESSERA_BENCH_DRIVER_MEASURE_H_
 #define TESSERA_BENCH_DRIVER_MEASURE_H_
 
@@ -23,6 +23,7 @@ int64_t buffer_sets(int64_t set_bytes, const run_settings& s);
 
 struct timing {
   double median_ms = 0;  // per call
+  double min_ms = 0, avg_ms = 0, max_ms = 0;  // per call, over the samples
   int64_t samples = 0;
 };
 
@@ -31,8 +32,14 @@ struct timing {
 // --max-ms-per-prb budget (split among the measurements of a problem) is spent.
 timing measure(const std::function<void(int64_t set)>& fn, int64_t sets, const run_settings& s);
 
-// Median time of memcpy of `bytes` (reads and writes `bytes` each), rotating like measure().
+// Median time of memcpy of `bytes` (reads and writes `bytes` each), rotating like measure(),
+// split over Tessera's threads like a kernel (parallel_copy).
 double memcpy_ms(int64_t bytes, const run_settings& s);
+
+// memcpy split into blocks over tessera::parallel_for: the same threads (num_threads()) and pool
+// as Tessera's kernels, so the reference runs at Tessera's thread count. Copies under 64 KiB run
+// on the calling thread.
+void parallel_copy(void* dst, const void* src, int64_t bytes);
 
 }  // namespace tessera::bench
 

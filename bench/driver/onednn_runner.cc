@@ -1,5 +1,7 @@
 #include "bench/driver/onednn_runner.h"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -106,7 +108,32 @@ void load_input(char* base, size_t bytes, int64_t sets, data_type dt, const oned
   }
 }
 
+void set_times(const timing& t, onednn_result* out) {
+  out->median_ms = t.median_ms;
+  out->min_ms = t.min_ms;
+  out->avg_ms = t.avg_ms;
+}
+
 }  // namespace
+
+std::string onednn_version() {
+  const dnnl_version_t* v = dnnl_version();
+  return absl::StrCat(v->major, ".", v->minor, ".", v->patch);
+}
+
+int onednn_threads() {
+  using get_fn = int (*)();
+  auto get = reinterpret_cast<get_fn>(dlsym(RTLD_DEFAULT, "omp_get_max_threads"));
+  return get == nullptr ? 0 : get();
+}
+
+absl::Status set_onednn_threads(int n) {
+  using set_fn = void (*)(int);
+  auto set = reinterpret_cast<set_fn>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
+  if (set == nullptr) return absl::UnavailableError("oneDNN's OpenMP runtime is not loaded (no omp_set_num_threads)");
+  set(n);
+  return absl::OkStatus();
+}
 
 absl::StatusOr<onednn_result> run_onednn(driver_kind driver, const resolved& r, const run_settings& s,
                                          const onednn_inputs* io) {
@@ -168,7 +195,7 @@ absl::StatusOr<onednn_result> run_onednn(driver_kind driver, const resolved& r, 
           std::memcpy(dst, io->dst_init.first, std::min(db, static_cast<size_t>(io->dst_init.second)));
         }
       }
-      if (s.performance) out.median_ms = measure(run, sets, s).median_ms;
+      if (s.performance) set_times(measure(run, sets, s), &out);
       return out;
     }
     const resolved_softmax& o = r.softmax;
@@ -245,7 +272,7 @@ absl::StatusOr<onednn_result> run_onednn(driver_kind driver, const resolved& r, 
       const char* result = fwd ? bufs[o.inplace ? 0 : 1] : bufs[o.inplace ? 1 : 2];
       out.output.assign(result, result + b);
     }
-    if (s.performance) out.median_ms = measure(run, sets, s).median_ms;
+    if (s.performance) set_times(measure(run, sets, s), &out);
     return out;
   } catch (const dnnl::error& e) {
     return absl::UnimplementedError(absl::StrCat("oneDNN 2.6.3 refused the problem: ", e.what()));

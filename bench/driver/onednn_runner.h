@@ -28,6 +28,7 @@ struct onednn_inputs {
 struct onednn_result {
   std::string impl;       // oneDNN's implementation name, e.g. "jit:uni"
   double median_ms = 0;   // 0 when not timed (s.performance false)
+  double min_ms = 0, avg_ms = 0;
   int64_t bytes_moved = 0;  // bytes read + written by one execution (padding included)
   std::vector<char> output;  // the output (dst / diff_src) of the first execution, when io given
 };
@@ -35,6 +36,15 @@ struct onednn_result {
 // Without io, sources get the driver's own filler (timing only).
 absl::StatusOr<onednn_result> run_onednn(driver_kind driver, const resolved& r, const run_settings& s,
                                          const onednn_inputs* io = nullptr);
+
+// The linked oneDNN's version ("2.6.3").
+std::string onednn_version();
+
+// oneDNN's thread count (its OpenMP runtime's omp_get_max_threads on the calling thread), and
+// setting it (omp_set_num_threads, found at run time in the loaded OpenMP library; effective for
+// oneDNN calls made later from the calling thread). 0 / an error when no OpenMP runtime is loaded.
+int onednn_threads();
+absl::Status set_onednn_threads(int n);
 
 }  // namespace tessera::bench
 

@@ -56,25 +56,35 @@ const std::vector<std::string>& knob_order(driver_kind d) {
 }
 }  // namespace
 
-std::string repro_line(const problem& p) {
+std::string repro_line(const problem& p, bool canonical) {
   std::string out = absl::StrCat("--", name_of(p.driver));
   const auto& defaults = default_knobs(p.driver);
   for (const std::string& k : knob_order(p.driver)) {
     auto it = p.knobs.find(k);
     if (it == p.knobs.end()) continue;
     auto def = defaults.find(k);
-    if (def != defaults.end() && def->second == it->second) continue;
+    if (!canonical && def != defaults.end() && def->second == it->second) continue;
     absl::StrAppend(&out, " --", k, "=", it->second);
   }
   for (const auto& [k, v] : p.unsupported) {
     absl::StrAppend(&out, " --", k, v.empty() ? "" : "=", v);
   }
-  if (!p.parse_error.empty()) {
-    absl::StrAppend(&out, " ", p.descriptor_text);
-    return out;
-  }
   absl::StrAppend(&out, " ", dims_to_string(p.dims));
   if (!p.name.empty()) absl::StrAppend(&out, "_n\"", p.name, "\"");
+  return out;
+}
+
+std::string attr_string(const problem& p) {
+  std::string out;
+  const auto& defaults = default_knobs(p.driver);
+  for (const std::string& k : knob_order(p.driver)) {
+    if (k.rfind("attr-", 0) != 0) continue;
+    auto it = p.knobs.find(k);
+    if (it == p.knobs.end()) continue;
+    auto def = defaults.find(k);
+    if (def != defaults.end() && def->second == it->second) continue;
+    absl::StrAppend(&out, out.empty() ? "" : " ", "--", k, "=", it->second);
+  }
   return out;
 }
 

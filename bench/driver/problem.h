@@ -33,10 +33,6 @@ struct problem {
   std::vector<int64_t> dims;
   std::string name;    // from _n"..." (may be empty)
   std::string origin;  // "file:line" of the descriptor, for messages
-  // Non-empty when the descriptor itself could not be parsed (the problem is INVALID_ARGUMENTS).
-  std::string parse_error;
-  // The text of the descriptor as written (used when parse_error is set).
-  std::string descriptor_text;
 
   // Value of a knob ("" when absent).
   const std::string& knob(const std::string& name) const;
@@ -49,8 +45,13 @@ const std::map<std::string, std::string>& default_knobs(driver_kind d);
 std::string dims_to_string(const std::vector<int64_t>& dims);
 
 // The problem as a command line that reproduces it: the driver, the knobs that differ from their
-// defaults (in a fixed order), unsupported knobs, then dims and name.
-std::string repro_line(const problem& p);
+// defaults (every knob when canonical, benchdnn's --canonical=true), in a fixed order,
+// unsupported knobs, then dims and name.
+std::string repro_line(const problem& p, bool canonical = false);
+
+// The attribute knobs (--attr-*) that differ from their defaults, as in the repro line ("" when
+// none): the %attr% field of a perf template and the attrs column of --perf-csv.
+std::string attr_string(const problem& p);
 
 }  // namespace tessera::bench
 

@@ -3,11 +3,13 @@
 #include <cmath>
 #include <limits>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "tessera/formats/tag.h"
 
 namespace tessera::bench {
 namespace {
@@ -83,6 +85,15 @@ bool parse_quant(const std::string& knob, const std::string& text, bool is_scale
     if (mask < 0) {
       *skip = knob_reason(knob, text, absl::StrCat("policy '", f[1], "' is not supported"));
       return false;
+    }
+    // Policies other than common may give the data type in the value's place (no value).
+    if (mask != 0 && f.size() > 2 && parse_data_type(f[2]).ok()) f.insert(f.begin() + 2, "");
+    if (mask != 0 && f.size() > 2 && !f[2].empty()) {
+      double d = 0;
+      if (!absl::SimpleAtod(f[2], &d)) {
+        *skip = knob_reason(knob, text, absl::StrCat("value data type '", f[2], "' is not supported"));
+        return false;
+      }
     }
     if (f.size() > 3 && f[3] != (is_scale ? "f32" : "s32")) {
       *skip = knob_reason(knob, text, absl::StrCat("value data type '", f[3], "' is not supported"));
@@ -236,8 +247,186 @@ absl::StatusOr<int64_t> mask_count(int mask, const std::vector<int64_t>& dims) {
   return n;
 }
 
+namespace {
+
+// Every data type oneDNN has (knobs_dt.md and the library's newer types).
+bool is_onednn_type(const std::string& v) {
+  static const auto* names = new std::vector<std::string>{
+      "f64", "f32", "bf16", "f16", "f8_e5m2", "f8_e4m3", "f4_e2m1", "f4_e3m0", "e8m0",
+      "s32", "s8", "u8", "s4", "u4"};
+  return absl::c_linear_search(*names, v);
+}
+
+bool is_int(const std::string& v) {
+  int64_t x = 0;
+  return absl::SimpleAtoi(v, &x);
+}
+
+bool is_number(const std::string& v) {
+  double d = 0;
+  return absl::SimpleAtod(v, &d) && std::isfinite(d);
+}
+
+bool is_bool(const std::string& v) {
+  bool b = false;
+  return parse_bool(v, &b);
+}
+
+// A tag error that no rank can fix: the tag is not in the grammar at all. Rank errors (a 4-d tag
+// on a 2-d problem) are the library's INVALID_ARGUMENTS, per problem.
+bool grammar_error(tag_error e) {
+  switch (e) {
+    case tag_error::empty: case tag_error::too_long: case tag_error::bad_character:
+    case tag_error::bad_domain_letter: case tag_error::duplicate_dim: case tag_error::skipped_dim:
+    case tag_error::uppercase_block_letter: case tag_error::block_without_letter:
+    case tag_error::block_size_zero: case tag_error::block_of_unblocked_dim:
+    case tag_error::blocked_dim_without_block: case tag_error::meta_x_twice:
+    case tag_error::meta_x_uppercase:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// ARG:POLICY[:VALUE[:DATA_TYPE[:GROUPS]]][+...] (scales and zero points).
+std::string check_quant(const std::string& text, bool is_scale) {
+  if (text.empty()) return "";
+  for (absl::string_view entry_sv : absl::StrSplit(text, '+')) {
+    std::string entry(entry_sv);
+    std::vector<std::string> f = absl::StrSplit(entry, ':');
+    if (f[0].empty()) return absl::StrCat("'", entry, "' has no argument (ARG:POLICY[:VALUE])");
+    if (f.size() < 2) return absl::StrCat("'", entry, "' has no policy (ARG:POLICY[:VALUE])");
+    const std::string& pol = f[1];
+    const bool known_policy = pol == "common" || pol == "per_oc" || pol == "per_ocic" || pol == "per_tensor" ||
+                              (absl::StartsWith(pol, "per_dim_") && pol.size() > 8 &&
+                               absl::c_all_of(pol.substr(8), [](char c) { return c >= '0' && c <= '9'; }));
+    if (!known_policy) return absl::StrCat("'", pol, "' is not a policy (common, per_oc, per_dim_*, ...)");
+    // common: ARG:common:VALUE[:DATA_TYPE[:GROUPS]]; other policies have no value (older
+    // benchdnn accepted one): ARG:POLICY[:DATA_TYPE[:GROUPS]].
+    size_t dt_at = 3;
+    if (pol != "common" && f.size() > 2 && is_onednn_type(f[2])) dt_at = 2;
+    if (dt_at == 3 && f.size() > 2 && !f[2].empty() && !(is_scale ? is_number(f[2]) : is_int(f[2]))) {
+      return absl::StrCat("value '", f[2], "' is not a number");
+    }
+    if (f.size() > dt_at && !is_onednn_type(f[dt_at])) return absl::StrCat("'", f[dt_at], "' is not a data type");
+    if (f.size() > dt_at + 2) return absl::StrCat("'", entry, "' has too many fields");
+  }
+  return "";
+}
+
+}  // namespace
+
+absl::Status validate_problem(const problem& p) {
+  auto bad = [&](const std::string& k, const std::string& why) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(knob_reason(k, p.knob(k), why), " (problem ", dims_to_string(p.dims), " at ", p.origin, ")"));
+  };
+  for (const char* k : {"sdt", "ddt"}) {
+    if (!is_onednn_type(p.knob(k))) {
+      return bad(k, "unknown data type (f64 f32 bf16 f16 f8_e5m2 f8_e4m3 f4_e2m1 f4_e3m0 e8m0 s32 s8 u8 s4 u4)");
+    }
+  }
+  for (const char* k : {"stag", "dtag"}) {
+    const std::string& v = p.knob(k);
+    if (v == "any" || v == "undef") continue;
+    tag_parse_result t = try_parse_tag(v, static_cast<int>(p.dims.size()));
+    if (!t.ok() && grammar_error(t.error)) {
+      return bad(k, absl::StrCat("not a format tag: ",
+                                 tag_parse_error(v, t, static_cast<int>(p.dims.size())).message()));
+    }
+  }
+  const std::string& strides = p.knob("strides");
+  if (!strides.empty() && strides != ":") {
+    std::vector<std::string> sides = absl::StrSplit(strides, ':');
+    if (sides.size() != 2) return bad("strides", "expected SRC_STRIDES:DST_STRIDES");
+    for (const std::string& side : sides) {
+      if (side.empty()) continue;
+      for (absl::string_view v : absl::StrSplit(side, 'x')) {
+        if (!is_int(std::string(v))) return bad("strides", absl::StrCat("'", std::string(v), "' is not an integer"));
+      }
+    }
+  }
+  if (const std::string& v = p.knob("cross-engine"); !v.empty() && v != "none" && v != "cpu2gpu" && v != "gpu2cpu") {
+    return bad("cross-engine", "not a cross-engine kind (none, cpu2gpu, gpu2cpu)");
+  }
+  if (const std::string& v = p.knob("runtime-dim-mask"); !v.empty() && !is_int(v)) {
+    return bad("runtime-dim-mask", "not an integer mask");
+  }
+  if (const std::string& v = p.knob("oflag"); !v.empty()) {
+    for (absl::string_view e : absl::StrSplit(v, '+')) {
+      std::vector<std::string> f = absl::StrSplit(e, ':');
+      if ((f[0] != "s8s8_comp" && f[0] != "zp_comp") || f.size() != 2 || !is_int(f[1])) {
+        return bad("oflag", "expected FLAG:MASK[+...] with FLAG s8s8_comp or zp_comp");
+      }
+    }
+  }
+  for (const auto& [k, is_scale] : {std::pair<const char*, bool>{"attr-scales", true}, {"attr-zero-points", false}}) {
+    if (std::string why = check_quant(p.knob(k), is_scale); !why.empty()) return bad(k, why);
+  }
+  if (const std::string& v = p.knob("attr-oscale"); !v.empty()) {
+    std::vector<std::string> f = absl::StrSplit(v, ':');
+    if (f.size() > 1 && !f[1].empty() && !is_number(f[1])) return bad("attr-oscale", absl::StrCat("'", f[1], "' is not a number"));
+  }
+  if (const std::string& v = p.knob("attr-post-ops"); !v.empty()) {
+    for (absl::string_view op : absl::StrSplit(v, '+')) {
+      std::vector<std::string> f = absl::StrSplit(op, ':');
+      if (f[0].empty()) return bad("attr-post-ops", "empty post-op");
+      if (f[0] != "sum") continue;  // eltwise, binary, ...: valid, not Tessera's (SKIPPED)
+      if (f.size() > 1 && !is_number(f[1])) return bad("attr-post-ops", absl::StrCat("'", f[1], "' is not a number"));
+      if (f.size() > 2 && !is_int(f[2])) return bad("attr-post-ops", absl::StrCat("'", f[2], "' is not an integer"));
+      if (f.size() > 3 && f[3] != "undef" && !is_onednn_type(f[3])) {
+        return bad("attr-post-ops", absl::StrCat("'", f[3], "' is not a data type"));
+      }
+    }
+  }
+  if (const std::string& v = p.knob("attr-rounding-mode"); !v.empty()) {
+    for (absl::string_view e : absl::StrSplit(v, '+')) {
+      std::vector<std::string> f = absl::StrSplit(e, ':');
+      if (f.size() < 2 || (f[1] != "environment" && f[1] != "stochastic")) {
+        return bad("attr-rounding-mode", "expected ARG:MODE with MODE environment or stochastic");
+      }
+    }
+  }
+  if (const std::string& v = p.knob("attr-fpmath"); !v.empty()) {
+    std::vector<std::string> f = absl::StrSplit(v, ':');
+    static const std::vector<std::string> modes = {"strict", "bf16", "f16", "tf32", "any", "f32"};
+    if (!absl::c_linear_search(modes, f[0]) || f.size() > 2 || (f.size() == 2 && !is_bool(f[1]))) {
+      return bad("attr-fpmath", "expected MATHMODE[:APPLY_TO_INT] (strict, bf16, f16, tf32, any)");
+    }
+  }
+  if (const std::string& v = p.knob("attr-acc-mode"); !v.empty()) {
+    static const std::vector<std::string> modes = {"strict", "relaxed", "any", "f32", "s32", "f16"};
+    if (!absl::c_linear_search(modes, v)) return bad("attr-acc-mode", "not an accumulation mode (strict, relaxed, any, f32, s32, f16)");
+  }
+  if (!is_bool(p.knob("attr-deterministic"))) return bad("attr-deterministic", "not a boolean");
+  if (const std::string& v = p.knob("attr-scratchpad"); v != "library" && v != "user") {
+    return bad("attr-scratchpad", "unknown mode (library or user)");
+  }
+  if (const std::string& v = p.knob("attr-dropout"); !v.empty()) {
+    std::vector<std::string> f = absl::StrSplit(v, ':');
+    if (!is_number(f[0]) || (f.size() > 1 && !is_int(f[1]))) {
+      return bad("attr-dropout", "expected PROBABILITY[:SEED[:TAG]]");
+    }
+  }
+  if (p.driver == driver_kind::softmax) {
+    static const std::vector<std::string> dirs = {"FWD_D", "FWD_I", "FWD_B", "BWD_D", "BWD_W", "BWD_WB", "BWD_DW",
+                                                  "forward_training", "forward_inference", "backward_data"};
+    if (!absl::c_linear_search(dirs, p.knob("dir"))) return bad("dir", "not a direction (FWD_D, FWD_I, BWD_D, ...)");
+    static const std::vector<std::string> algs = {"SOFTMAX", "softmax_accurate", "softmax", "LOGSOFTMAX",
+                                                  "softmax_log", "logsoftmax", "softmax_accurate_inf_as_zero"};
+    if (!absl::c_linear_search(algs, p.knob("alg"))) {
+      return bad("alg", "unknown softmax algorithm (SOFTMAX, LOGSOFTMAX, softmax_accurate_inf_as_zero)");
+    }
+    if (!is_int(p.knob("axis"))) return bad("axis", "not an integer");
+    if (!is_bool(p.knob("inplace"))) return bad("inplace", "expected true or false");
+    int64_t mb = 0;
+    if (!absl::SimpleAtoi(p.knob("mb"), &mb) || mb < 0) return bad("mb", "expected a non-negative integer");
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<resolved> resolve(const problem& p) {
-  if (!p.parse_error.empty()) return absl::InvalidArgumentError(p.parse_error);
+  if (absl::Status v = validate_problem(p); !v.ok()) return v;
   resolved r;
   r.dims = p.dims;
   if (!p.unsupported.empty()) {

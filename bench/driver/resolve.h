@@ -59,7 +59,14 @@ struct resolved {
   std::string skip_impl;  // --skip-impl
 };
 
-// Error: the problem's descriptor did not parse (problem::parse_error).
+// Whether every knob value is valid input in benchdnn's language (a oneDNN data type, a dir or
+// alg softmax may have, a number where one is due, a tag the grammar accepts, ...), whether or
+// not Tessera supports it. An error names the knob and value: the driver stops before running
+// anything. Valid values Tessera does not support (s4, --runtime-dim-mask=1, wei scales) pass
+// here; resolve() makes their problems SKIPPED with the reason.
+absl::Status validate_problem(const problem& p);
+
+// An error: validate_problem's.
 absl::StatusOr<resolved> resolve(const problem& p);
 
 // Number of values a per-dim mask asks for (product of the masked dims), or an error naming the

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -62,7 +63,8 @@ int64_t element_bytes(data_type dt) { return bits_of(dt) / 8; }
 // benchdnn's memory check: a problem whose buffers (inputs, outputs, the reference's copies and,
 // when timing, the cold-cache sets) need more than half of the machine's RAM is SKIPPED rather
 // than left to fail allocation. Sizes in doubles: they may exceed int64 for absurd dims.
-std::string memory_check(double bytes) {
+std::string memory_check(const run_settings& s, double bytes) {
+  if (!s.mem_check) return "";
   const double ram = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
   if (ram <= 0 || bytes <= ram / 2) return "";
   return absl::StrFormat("needs %.1f GiB of buffers, more than half of this machine's %.1f GiB of RAM",
@@ -89,6 +91,38 @@ outcome creation_failure(const absl::Status& s) {
              : status::invalid_arguments;
   o.reason = std::string(s.message());
   return o;
+}
+
+// Runs create() twice when timing (benchdnn's %ctime%): the first call builds the primitive
+// (unless an earlier problem cached it), the second finds it in the primitive cache.
+template <class F>
+auto timed_create(const run_settings& s, F create, double* miss_ms, double* hit_ms) {
+  using clock = std::chrono::steady_clock;
+  auto t0 = clock::now();
+  auto p = create();
+  *miss_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
+  if (s.performance && p.ok()) {
+    t0 = clock::now();
+    auto again = create();
+    *hit_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
+  }
+  return p;
+}
+
+// --mode=I stops after creation; --check-ref-impl fails a problem that runs a ref:* kernel.
+std::optional<outcome> after_creation(const run_settings& s, const std::string& impl) {
+  outcome o;
+  o.impl = impl;
+  if (s.check_ref_impl && absl::StartsWith(impl, "ref")) {
+    o.st = status::failed;
+    o.reason = "--check-ref-impl=true: the reference implementation was chosen";
+    return o;
+  }
+  if (s.init_only) {
+    o.st = status::initialized;
+    return o;
+  }
+  return std::nullopt;
 }
 
 outcome skipped(std::string reason) {
@@ -201,12 +235,21 @@ std::string first_difference(const memory_desc& md, const char* got, const char*
                          bits(want));
 }
 
-// Tessera's timing, GB/s and fraction of a same-run memcpy of the same bytes.
-perf_figures time_tessera(const std::function<void(int64_t)>& run, int64_t sets, int64_t bytes_moved,
+// Tessera's timing, GB/s and fraction of a same-run memcpy of the same bytes (read ibytes,
+// written obytes per call).
+perf_figures time_tessera(const std::function<void(int64_t)>& run, int64_t sets, int64_t ibytes, int64_t obytes,
                           const run_settings& s) {
   perf_figures p;
   p.threads = num_threads();
-  p.median_ms = measure(run, sets, s).median_ms;
+  p.ibytes = ibytes;
+  p.obytes = obytes;
+  p.buffer_sets = sets;
+  const int64_t bytes_moved = ibytes + obytes;
+  const timing t = measure(run, sets, s);
+  p.median_ms = t.median_ms;
+  p.min_ms = t.min_ms;
+  p.avg_ms = t.avg_ms;
+  p.max_ms = t.max_ms;
   p.gbps = p.median_ms > 0 ? static_cast<double>(bytes_moved) / (p.median_ms * 1e6) : 0;
   // memcpy of half the bytes reads and writes them: the same traffic.
   const double copy_ms = memcpy_ms(bytes_moved / 2, s);
@@ -222,7 +265,11 @@ void add_onednn(const parsed_problem& pp, const resolved& r, const onednn_inputs
     return;
   }
   o.onednn_impl = d->impl;
-  if (pp.settings.performance) o.onednn_ms = d->median_ms;
+  if (pp.settings.performance) {
+    o.onednn_ms = d->median_ms;
+    o.onednn_min_ms = d->min_ms;
+    o.onednn_avg_ms = d->avg_ms;
+  }
   check(d->output, o);
 }
 
@@ -237,14 +284,18 @@ outcome run_reorder(const parsed_problem& pp, const resolved& r) {
   auto dst_md = desc_of(r.dims, q.ddt, q.dtag, q.dst_strides);
   if (!dst_md.ok()) return creation_failure(absl::InvalidArgumentError(dst_md.status().message()));
 
-  auto prim = create_with_choice<reorder>(choice_of(r), reorder_kernel_names(), [&](const std::string& filter) {
-    return filter.empty() ? reorder::create(*src_md, *dst_md, q.attr)
-                          : reorder::create(*src_md, *dst_md, q.attr, reorder_options{.impl_filter = filter});
-  });
+  double ctime_miss = 0, ctime_hit = 0;
+  auto prim = timed_create(s, [&] {
+    return create_with_choice<reorder>(choice_of(r), reorder_kernel_names(), [&](const std::string& filter) {
+      return filter.empty() ? reorder::create(*src_md, *dst_md, q.attr)
+                            : reorder::create(*src_md, *dst_md, q.attr, reorder_options{.impl_filter = filter});
+    });
+  }, &ctime_miss, &ctime_hit);
   if (!prim.ok()) return creation_failure(prim.status());
+  if (auto stop = after_creation(s, prim->impl_name())) return *stop;
 
   const int64_t sb = src_md->size_bytes(), db = dst_md->size_bytes();
-  if (std::string why = memory_check(3.0 * sb + 4.0 * db + 16.0 * static_cast<double>(dst_md->nelems()) +
+  if (std::string why = memory_check(s, 3.0 * sb + 4.0 * db + 16.0 * static_cast<double>(dst_md->nelems()) +
                                      set_bytes_if_timed(static_cast<double>(sb) + db, s));
       !why.empty()) {
     return skipped(why);
@@ -317,8 +368,10 @@ outcome run_reorder(const parsed_problem& pp, const resolved& r) {
     std::memcpy(dsts.at(0), dst_init.data(), static_cast<size_t>(db));
     std::vector<exec_args> per_set;
     for (int64_t k = 0; k < sets; ++k) per_set.push_back(args_for(srcs.at(k), dsts.at(k)));
-    const int64_t bytes = sb + db + (q.attr.sum ? db : 0);
-    o.perf = time_tessera([&](int64_t k) { (void)prim->execute(per_set[k]); }, sets, bytes, s);
+    o.perf = time_tessera([&](int64_t k) { (void)prim->execute(per_set[k]); }, sets, sb + (q.attr.sum ? db : 0),
+                          db, s);
+    o.perf->ctime_miss_ms = ctime_miss;
+    o.perf->ctime_hit_ms = ctime_hit;
   }
 
   if (s.compare_onednn) {
@@ -399,19 +452,25 @@ outcome run_softmax(const parsed_problem& pp, const resolved& r) {
   const impl_choice choice = choice_of(r);
   std::optional<softmax_forward> f;
   std::optional<softmax_backward> b;
+  double ctime_miss = 0, ctime_hit = 0;
   if (fwd) {
-    auto p = create_with_choice<softmax_forward>(choice, names, [&](const std::string& filter) {
-      return softmax_forward::create(*alg, *src_md, *dst_md, q.axis, q.attr, {.impl_filter = filter});
-    });
+    auto p = timed_create(s, [&] {
+      return create_with_choice<softmax_forward>(choice, names, [&](const std::string& filter) {
+        return softmax_forward::create(*alg, *src_md, *dst_md, q.axis, q.attr, {.impl_filter = filter});
+      });
+    }, &ctime_miss, &ctime_hit);
     if (!p.ok()) return creation_failure(p.status());
     f = *std::move(p);
   } else {
-    auto p = create_with_choice<softmax_backward>(choice, names, [&](const std::string& filter) {
-      return softmax_backward::create(*alg, *src_md, *dst_md, *dst_md, q.axis, q.attr, {.impl_filter = filter});
-    });
+    auto p = timed_create(s, [&] {
+      return create_with_choice<softmax_backward>(choice, names, [&](const std::string& filter) {
+        return softmax_backward::create(*alg, *src_md, *dst_md, *dst_md, q.axis, q.attr, {.impl_filter = filter});
+      });
+    }, &ctime_miss, &ctime_hit);
     if (!p.ok()) return creation_failure(p.status());
     b = *std::move(p);
   }
+  if (auto stop = after_creation(s, fwd ? f->impl_name() : b->impl_name())) return *stop;
   // in: the tensor read (src / dst), in2: diff_dst (backward), out: dst / diff_src.
   const memory_desc in_md = fwd ? *src_md : b->dst_desc();
   const memory_desc out_md = fwd ? f->dst_desc() : b->diff_src_desc();
@@ -421,7 +480,7 @@ outcome run_softmax(const parsed_problem& pp, const resolved& r) {
   {
     const double io_bytes = static_cast<double>(in_md.size_bytes()) + out_md.size_bytes() +
                             (fwd ? 0.0 : b->diff_dst_desc().size_bytes());
-    if (std::string why = memory_check(2 * io_bytes + 32.0 * static_cast<double>(out_md.nelems()) +
+    if (std::string why = memory_check(s, 2 * io_bytes + 32.0 * static_cast<double>(out_md.nelems()) +
                                        set_bytes_if_timed(io_bytes, s));
         !why.empty()) {
       return skipped(why);
@@ -507,8 +566,9 @@ outcome run_softmax(const parsed_problem& pp, const resolved& r) {
     if (!v.ok) o.reason = v.message;
   }
   if (s.performance) {
-    const int64_t bytes = in_b + out_b + (fwd ? 0 : in2_b);
-    o.perf = time_tessera([&](int64_t k) { (void)execute(k); }, sets, bytes, s);
+    o.perf = time_tessera([&](int64_t k) { (void)execute(k); }, sets, in_b + (fwd ? 0 : in2_b), out_b, s);
+    o.perf->ctime_miss_ms = ctime_miss;
+    o.perf->ctime_hit_ms = ctime_hit;
   }
   if (s.compare_onednn) {
     onednn_inputs io;
