@@ -1,64 +1,151 @@
 #!/usr/bin/env python3
-"""Turns a tessera_bench perf CSV into a bar chart (gnuplot): Tessera, oneDNN and memcpy GB/s per problem.
+"""Turns a tessera_bench --perf-csv file into a chart (gnuplot, pngcairo).
 
-    bazel run -c opt //bench:tessera_bench -- --mode=P --compare=onednn \\
-        --perf-csv=$PWD/perf.csv --batch=$PWD/bench/inputs/demo
+    tools/demo --perf-csv=$PWD/perf.csv           # or tessera_bench --mode=P --compare=onednn ...
     bench/plot_perf.py perf.csv docs/perf_demo.png
 
-All three bars of a problem move the same bytes: oneDNN's GB/s is Tessera's scaled by the time
-ratio, memcpy's is Tessera's divided by copy_frac. Rows without Tessera figures are listed and left
-out (their GB/s cannot be derived from the CSV columns).
+Top panel: speedup over oneDNN (oneDNN's median time / Tessera's, per call) on a log axis, one bar
+per problem from the 1x line (up: Tessera faster, down: slower), each labelled with its value; a
+problem oneDNN did not run is marked "oneDNN not run" (no bar). Bottom panel: GB/s of Tessera,
+oneDNN and a same-run memcpy of the same bytes (all three move the bytes Tessera's kernel moves);
+per-call problems (under 256 KiB moved) are not bandwidth-bound, so they are shown as their times in
+microseconds instead of bars. The title names the machine (CPU model, ISA), the thread count and the
+cache mode, from the "# key: value" header lines tessera_bench writes at the top of the CSV.
+Rows without Tessera timings (skipped, not timed) are listed and left out.
 """
 import csv
 import os
-import re
 import subprocess
 import sys
 import tempfile
 
+TINY_BYTES = 256 * 1024  # below this a problem measures per-call cost, not bandwidth
 
-def label(problem):
-    m = re.search(r'_n"([^"]*)"', problem)
-    return m.group(1) if m else problem.split(" ")[-1]
+
+def amd_core(family, model):
+    """The Zen generation of an AMD family / model (as bench/perf_standing.py names them)."""
+    if family == 25:
+        return "Zen 4" if 0x10 <= model <= 0x1F or 0x60 <= model <= 0xAF else "Zen 3"
+    return {23: "Zen 2", 26: "Zen 5"}.get(family, "")
+
+
+def read(path):
+    """(header dict, rows) of a tessera_bench perf CSV."""
+    header, lines = {}, []
+    with open(path) as f:
+        for line in f:
+            if line.startswith("# ") and ":" in line:
+                key, value = line[2:].split(":", 1)
+                header[key.strip()] = value.strip()
+            elif line.strip():
+                lines.append(line)
+    return header, list(csv.DictReader(lines))
+
+
+def machine(header):
+    cpu = header.get("cpu", "unknown CPU")
+    parts = header.get("cpu_id", "").split()  # "AuthenticAMD family 25 model 17"
+    if len(parts) == 5 and parts[0] == "AuthenticAMD" and parts[2].isdigit() and parts[4].isdigit():
+        core = amd_core(int(parts[2]), int(parts[4]))
+        if core and core not in cpu:
+            cpu = f"{cpu} ({core})"
+    return cpu
+
+
+def label(row):
+    return row["name"] or f'{row["driver"]} {row["dims"]}'
+
+
+def fnum(text):
+    return float(text) if text else None
 
 
 def main(argv):
     if len(argv) != 3:
         print(__doc__)
         return 2
-    names, ours, peer, copy, left_out = [], [], [], [], []
-    with open(argv[1]) as f:
-        for row in csv.DictReader(f):
-            if not row["gbps"]:
-                left_out.append(label(row["problem"]))
-                continue
-            g = float(row["gbps"])
-            names.append(label(row["problem"]))
-            ours.append(g)
-            peer.append(g * float(row["median_ms"]) / float(row["onednn_ms"]) if row["onednn_ms"] else 0)
-            frac = float(row["copy_frac"]) if row["copy_frac"] else 0
-            copy.append(g / frac if frac > 0 else 0)
+    header, rows = read(argv[1])
+    points, left_out = [], []
+    for row in rows:
+        ms = fnum(row["median_ms"])
+        if ms is None or ms <= 0:
+            left_out.append(label(row))
+            continue
+        theirs = fnum(row["onednn_ms"])
+        ratio = theirs / ms if theirs else None
+        gbps = fnum(row["gbps"]) or 0
+        frac = fnum(row["copy_frac"]) or 0
+        moved = int(row["ibytes"] or 0) + int(row["obytes"] or 0)
+        points.append({
+            "label": label(row), "ratio": ratio, "tiny": moved < TINY_BYTES,
+            "ours": gbps, "peer": gbps * ms / theirs if theirs else None,
+            "copy": gbps / frac if frac > 0 else None,
+            "us": ms * 1e3, "peer_us": theirs * 1e3 if theirs else None})
     if left_out:
-        print("no Tessera figures (left out): " + ", ".join(left_out))
-    if not names:
+        print("no Tessera timings (left out): " + ", ".join(left_out))
+    if not points:
         print("nothing to plot")
         return 1
-    # gnuplot (Debian's gnuplot-nox): a clustered histogram, one cluster per problem.
+
+    def nan(v):
+        return "NaN" if v is None else f"{v:.6g}"
+
+    ratios = [p["ratio"] for p in points if p["ratio"]]
+    lo = min(ratios + [1.0]) / 1.6
+    hi = max(ratios + [1.0]) * 1.6
+    bw_max = max([p[k] for p in points if not p["tiny"] for k in ("ours", "peer", "copy") if p[k]] + [1])
     with tempfile.TemporaryDirectory() as tmp:
         data = os.path.join(tmp, "perf.dat")
         with open(data, "w") as f:
-            for n, a, b, c in zip(names, ours, peer, copy):
-                f.write(f'"{n}" {a:.4f} {b:.4f} {c:.4f}\n')
-        script = f"""set terminal pngcairo size {max(900, 70 * len(names))},500 noenhanced
+            for i, p in enumerate(points):
+                r = p["ratio"]
+                faster = r is not None and r >= 1
+                ratio_label = f"{r:.2f}x" if r else ""
+                label_y = (r * 1.12 if faster else r / 1.12) if r else 1
+                not_run = "" if r else "oneDNN not run"
+                tiny = p["tiny"]
+                tiny_text = ""
+                if tiny:
+                    tiny_text = f"per call: Tessera {p['us']:.3g} \u00b5s"
+                    tiny_text += f", oneDNN {p['peer_us']:.3g} \u00b5s" if p["peer_us"] else ", oneDNN not run"
+                f.write("\t".join([
+                    str(i), p["label"], nan(r), ratio_label, nan(label_y), "1" if faster else "2",
+                    not_run, nan(None if tiny else p["ours"]), nan(None if tiny else p["peer"]),
+                    nan(None if tiny else p["copy"]), tiny_text]) + "\n")
+        threads = header.get("threads", "?")
+        title = (f"tessera_bench: Tessera {header.get('tessera', '?')} vs oneDNN {header.get('onednn', '?')}"
+                 f" - {machine(header)}, ISA {header.get('isa', '?')}, {threads} threads"
+                 f" (both libraries and memcpy), cold cache: {header.get('cold_cache', '?')}")
+        n = len(points)
+        script = f"""set terminal pngcairo size {max(1100, 75 * n)},1000 font 'DejaVu Sans,10' noenhanced
 set output '{os.path.abspath(argv[2])}'
-set style data histogram
-set style histogram cluster gap 1
-set style fill solid 0.9 border -1
-set ylabel 'GB/s'
-set title 'tessera_bench: bandwidth per problem (same run)'
-set xtics rotate by -45
-set key top right
-plot '{data}' using 2:xtic(1) title 'Tessera', '' using 3 title 'oneDNN 2.6.3', '' using 4 title 'memcpy (same bytes)'
+set datafile separator "\\t"
+set datafile missing "NaN"
+set multiplot layout 2,1 title '{title}' font 'DejaVu Sans,11'
+set xrange [-0.6:{n - 0.4}]
+set xtics rotate by -30 nomirror
+set grid ytics lc rgb '#dddddd'
+set style fill solid 0.85 border -1
+set key top left
+set title 'Speedup over oneDNN (its median time per call / Tessera''s); log axis, above 1x Tessera is faster'
+set logscale y
+set yrange [{lo:.4g}:{hi:.4g}]
+set ylabel 'speedup (x)'
+set linetype 1 lc rgb '#2e8b57'
+set linetype 2 lc rgb '#c0392b'
+plot '{data}' using 1:(1):($1-0.3):($1+0.3):(1):3:6:xtic(2) with boxxyerror lc variable notitle, \\
+     '' using 1:5:4 with labels font ',9' notitle, \\
+     '' using 1:(1):7 with labels rotate by 90 left offset 0,0.5 font ',9' tc rgb '#555555' notitle, \\
+     1 with lines dt 2 lw 1.5 lc rgb 'black' title '1x: as fast as oneDNN'
+unset logscale y
+set yrange [0:{bw_max * 1.15:.4g}]
+set ylabel 'GB/s (bytes read + written)'
+set title 'Bandwidth: Tessera, oneDNN and a same-run memcpy of the same bytes; per-call problems in microseconds'
+plot '{data}' using ($1-0.27):8:(0.26):xtic(2) with boxes lc rgb '#1f5fa8' title 'Tessera', \\
+     '' using 1:9:(0.26) with boxes lc rgb '#e08a1e' title 'oneDNN', \\
+     '' using ($1+0.27):10:(0.26) with boxes lc rgb '#9a9a9a' title 'memcpy', \\
+     '' using 1:({bw_max * 0.04:.4g}):11 with labels rotate by 90 left font ',9' notitle
+unset multiplot
 """
         subprocess.run(["gnuplot"], input=script, text=True, check=True)
     print(f"wrote {argv[2]}")
