@@ -140,7 +140,8 @@ expect "value data type 'bf16' is not supported" --reorder --attr-scales=src:per
 expect "groups are not supported" --reorder --attr-scales=src:common:2:f32:1x1 2x3
 expect "mask 8 names dim 3 but the problem has 2 dims" --reorder --attr-scales=src:per_dim_3:2 2x3
 expect "mask 3 asks for more than 16777216 values" --reorder --attr-scales=src:per_dim_01:2 100000x100000
-expect "only POLICY[:SCALE] with common or per_dim_* is supported" --reorder --attr-oscale=foo 2x3
+expect_exit "--attr-oscale=foo: 'foo' is not a policy" --reorder --attr-oscale=foo 2x3
+expect "only POLICY[:SCALE] with common or per_dim_* is supported" --reorder --attr-oscale=per_ocic 2x3
 expect "(--attr-oscale=per_dim_3: mask 8 names dim 3" --reorder --attr-oscale=per_dim_3 2x3
 expect "reorder supports one sum post-op only" --reorder --attr-post-ops=relu 2x3
 expect "SKIPPED (--dir=BWD_W: softmax has FWD_D, FWD_I and BWD_D)" --softmax --dir=BWD_W 2x3

@@ -289,6 +289,13 @@ bool grammar_error(tag_error e) {
 }
 
 // ARG:POLICY[:VALUE[:DATA_TYPE[:GROUPS]]][+...] (scales and zero points).
+// Whether benchdnn knows `policy` as a scale / zero-point / output-scale policy name.
+bool is_policy(const std::string& pol) {
+  return pol == "common" || pol == "per_oc" || pol == "per_ocic" || pol == "per_tensor" ||
+         (absl::StartsWith(pol, "per_dim_") && pol.size() > 8 &&
+          absl::c_all_of(pol.substr(8), [](char c) { return c >= '0' && c <= '9'; }));
+}
+
 std::string check_quant(const std::string& text, bool is_scale) {
   if (text.empty()) return "";
   for (absl::string_view entry_sv : absl::StrSplit(text, '+')) {
@@ -297,10 +304,7 @@ std::string check_quant(const std::string& text, bool is_scale) {
     if (f[0].empty()) return absl::StrCat("'", entry, "' has no argument (ARG:POLICY[:VALUE])");
     if (f.size() < 2) return absl::StrCat("'", entry, "' has no policy (ARG:POLICY[:VALUE])");
     const std::string& pol = f[1];
-    const bool known_policy = pol == "common" || pol == "per_oc" || pol == "per_ocic" || pol == "per_tensor" ||
-                              (absl::StartsWith(pol, "per_dim_") && pol.size() > 8 &&
-                               absl::c_all_of(pol.substr(8), [](char c) { return c >= '0' && c <= '9'; }));
-    if (!known_policy) return absl::StrCat("'", pol, "' is not a policy (common, per_oc, per_dim_*, ...)");
+    if (!is_policy(pol)) return absl::StrCat("'", pol, "' is not a policy (common, per_oc, per_dim_*, ...)");
     // common: ARG:common:VALUE[:DATA_TYPE[:GROUPS]]; other policies have no value (older
     // benchdnn accepted one): ARG:POLICY[:DATA_TYPE[:GROUPS]].
     size_t dt_at = 3;
@@ -365,6 +369,9 @@ absl::Status validate_problem(const problem& p) {
   }
   if (const std::string& v = p.knob("attr-oscale"); !v.empty()) {
     std::vector<std::string> f = absl::StrSplit(v, ':');
+    if (!is_policy(f[0])) {
+      return bad("attr-oscale", absl::StrCat("'", f[0], "' is not a policy (common, per_oc, per_dim_*, ...)"));
+    }
     if (f.size() > 1 && !f[1].empty() && !is_number(f[1])) return bad("attr-oscale", absl::StrCat("'", f[1], "' is not a number"));
   }
   if (const std::string& v = p.knob("attr-post-ops"); !v.empty()) {
