@@ -270,8 +270,10 @@ def main():
     commit = git(root, "rev-parse", "--short", "HEAD")
     # Tracked files that differ from the commit and may be in the binary (not Markdown, not the
     # floor this script writes).
-    dirty = [line[3:] for line in git(root, "status", "--porcelain", "--untracked-files=no", "--",
-                                      ".", ":(exclude)*.md", ":(exclude)" + FLOOR).splitlines()]
+    # (git() strips the output, so the first line may have lost its leading status space.)
+    dirty = [line.split(None, 1)[1] for line in git(
+        root, "status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)*.md",
+        ":(exclude)" + FLOOR).splitlines()]
 
     results = []
     for driver, path in batches:
