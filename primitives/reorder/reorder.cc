@@ -150,12 +150,9 @@ absl::StatusOr<std::shared_ptr<const plan>> build(const memory_desc& src, const 
     }
     p->declined.push_back(absl::StrCat(c.name, ": ", why.message()));
   }
-  if (verbose_enabled(verbose_flags::create_dispatch)) {
-    for (const std::string& d : p->declined) {  // "<kernel>: <reason>"
-      const size_t colon = d.find(": ");
-      emit_verbose_dispatch(describe(*p, d.substr(0, colon)), d.substr(colon + 2), kKernelsSource);
-    }
-  }
+  emit_verbose_declined(
+      p->declined, [&](const std::string& kernel) { return describe(*p, kernel); },
+      kKernelsSource);
   if (p->run == nullptr) {
     return absl::NotFoundError(absl::StrCat("no reorder implementation matches filter '", filter,
                                             "' and accepts the problem; declined: ",

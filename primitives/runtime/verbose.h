@@ -132,6 +132,17 @@ void emit_verbose_line(verbose_event event, const verbose_record& record, double
 // <primitive>,<impl>,...,<problem>,<reason>,<source file>". Commas in reason become ';'.
 void emit_verbose_dispatch(const verbose_record& record, absl::string_view reason,
                            absl::string_view source);
+// The dispatch lines of a primitive's refusals, each "<kernel>: <reason>" (reorder::declined()'s
+// form), when dispatch lines are on; describe(kernel) gives the line's fields for that kernel.
+template <class Describe>
+void emit_verbose_declined(const std::vector<std::string>& declined, Describe&& describe,
+                           absl::string_view source) {
+  if (!verbose_enabled(verbose_flags::create_dispatch)) return;
+  for (const std::string& d : declined) {
+    const size_t colon = d.find(": ");
+    emit_verbose_dispatch(describe(d.substr(0, colon)), d.substr(colon + 2), source);
+  }
+}
 // A failed create() or execute(): "...,primitive,<create:check|exec:check>,<primitive>,<message>,
 // <source file>".
 void emit_verbose_check(bool at_create, absl::string_view primitive, absl::string_view message,

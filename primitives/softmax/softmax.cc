@@ -185,13 +185,9 @@ absl::StatusOr<std::shared_ptr<const plan>> cached_plan(const problem& prob,
       key,
       [&]() -> absl::StatusOr<std::shared_ptr<const plan>> {
         TESSERA_ASSIGN_OR_RETURN(plan p, softmax_internal::make_plan(prob, options));
-        if (verbose_enabled(verbose_flags::create_dispatch)) {
-          for (const std::string& d : p.declined) {  // "<kernel>: <reason>"
-            const size_t colon = d.find(": ");
-            emit_verbose_dispatch(describe(p, d.substr(0, colon)), d.substr(colon + 2),
-                                  "primitives/softmax/internal/plan.cc");
-          }
-        }
+        emit_verbose_declined(
+            p.declined, [&](const std::string& kernel) { return describe(p, kernel); },
+            "primitives/softmax/internal/plan.cc");
         return std::make_shared<const plan>(std::move(p));
       },
       &hit);
