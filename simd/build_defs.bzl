@@ -28,7 +28,7 @@ _ARCH_OF = {
     "avx512bw": "xsimd::avx512bw",
 }
 
-def _per_isa_library(name, arch, copts, src, hdrs, include_prefix, deps, visibility, tags):
+def _per_isa_library(name, isa, arch, copts, src, hdrs, include_prefix, deps, visibility, tags):
     native.cc_library(
         name = name,
         srcs = [src],
@@ -38,7 +38,9 @@ def _per_isa_library(name, arch, copts, src, hdrs, include_prefix, deps, visibil
         # slower, and the kernel tests then take minutes (dbg keeps its -O0 for debugging).
         # The sanitizer configs keep their -O1 (docs/building.md: compile time).
         copts = copts + OPTIMIZED_IN_FASTBUILD,
-        local_defines = ["TESSERA_SIMD_ARCH=" + arch],
+        # TESSERA_ISA_NS names the per-ISA namespace the source's definitions live in
+        # (simd/per_isa.h), so that no two ISAs' instantiations share a symbol.
+        local_defines = ["TESSERA_SIMD_ARCH=" + arch, "TESSERA_ISA_NS=isa_" + isa],
         deps = deps + ["//simd:vector"],
         visibility = visibility,
         tags = tags,
@@ -68,12 +70,12 @@ def tessera_isa_kernels(
     libs = []
     for isa in TESSERA_ISAS:
         lib = name + "_" + isa
-        _per_isa_library(lib, _ARCH_OF[isa], ISA_COPTS[isa], src, hdrs, include_prefix, deps,
+        _per_isa_library(lib, isa, _ARCH_OF[isa], ISA_COPTS[isa], src, hdrs, include_prefix, deps,
                          ["//visibility:private"], tags)
         libs.append(":" + lib)
     if native_bf16:
         lib = name + "_avx512bw_bf16"
-        _per_isa_library(lib, "tessera::simd::avx512bw_bf16",
+        _per_isa_library(lib, "avx512bw_bf16", "tessera::simd::avx512bw_bf16",
                          ISA_COPTS["avx512bw"] + ["-mavx512bf16"], src, hdrs, include_prefix,
                          deps, ["//visibility:private"], tags)
         libs.append(":" + lib)
