@@ -333,7 +333,7 @@ void run(const plan& pl, const void* in0, const void* in1, void* out, double out
       }
     }
   }
-  softmax_internal::zero_padding(prob.out, pl.out_padding, out);
+  zero_padding(pl.out_padding, out);
 }
 
 // oneDNN's names of the algorithms.

@@ -177,7 +177,7 @@ std::vector<std::string> kernel_names() {
 absl::StatusOr<plan> make_plan(const problem& prob, const softmax_options& options) {
   plan result;
   result.prob = prob;
-  result.out_padding = make_padding_terms(prob.out);
+  result.out_padding = padding_of(prob.out);
   std::vector<std::string> refusals;
 
   kernel_kind kind = kernel_kind::ref;
