@@ -94,6 +94,8 @@ struct layout_node {
 inline constexpr int kMaxNodes = 4 * kMaxRank;
 
 // Nodes in memory order, outermost (largest stride) first, over the padded index space `dims`.
+// offset() restates memory_desc::offset (the reference) component by component; the loop nests
+// (loop_nest.h) and axis views (axis_view.h) are derived from these nodes.
 struct node_list {
   int rank = 0;
   std::array<dim_t, kMaxRank> dims{};  // the index space: padded dims
