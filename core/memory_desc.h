@@ -12,6 +12,10 @@
 // where B_d is the product of the inner block sizes on dim d and the inner blocks are laid out
 // densely, innermost last, in the order of `inner_idxs`. Padded dims are multiples of B_d; the
 // elements in [dims, padded_dims) are padding (zero in every destination Tessera writes).
+// offset() is the reference form of this formula. formats/ restates it twice, each where its shape
+// pays: layout::offset (constexpr, strides and blocks precomputed) and node_list::offset (nodes_of,
+// one node per index component, what the loop nests and axis views are built from);
+// formats/make_memory_desc_test.cc checks both against offset() on every index of random layouts.
 #ifndef TESSERA_CORE_MEMORY_DESC_H_
 #define TESSERA_CORE_MEMORY_DESC_H_
 

@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "tessera/formats/loop_nest.h"
 
 namespace tessera {
 
@@ -59,9 +60,14 @@ absl::StatusOr<node_list> nodes_of(const memory_desc& md) {
   }
   std::array<int, kMaxRank> order{};
   for (int d = 0; d < r.rank; ++d) order[d] = d;
-  // Memory order: larger stride outside; ties (size-1 dims) keep the logical order.
-  std::stable_sort(order.begin(), order.begin() + r.rank,
-                   [&](int x, int y) { return b.strides[x] > b.strides[y]; });
+  // Memory order: larger stride outside; ties (size-1 dims) keep the logical order. A stable
+  // insertion sort: std::stable_sort would allocate, and a reorder missing its cache calls this.
+  for (int k = 1; k < r.rank; ++k) {
+    const int d = order[k];
+    int j = k;
+    for (; j > 0 && b.strides[d] > b.strides[order[j - 1]]; --j) order[j] = order[j - 1];
+    order[j] = d;
+  }
   for (int k = 0; k < r.rank; ++k) {
     const int d = order[k];
     r.nodes[r.count++] = {r.dims[d] / block[d], b.strides[d], d, block[d]};
@@ -77,14 +83,6 @@ absl::StatusOr<node_list> nodes_of(const memory_desc& md) {
 }
 
 namespace {
-
-struct component {
-  dim_t size;
-  dim_t divisor;
-  int dim;
-  dim_t src_stride;
-  dim_t dst_stride;
-};
 
 // The stride of the component [divisor, divisor * size) of `dim` in `nodes`, or -1 when no
 // single node holds it.
@@ -117,7 +115,6 @@ absl::StatusOr<loop_nest> joint_coalesce(const node_list& src, const node_list& 
       return nest;
     }
   }
-  std::vector<component> comps;
   for (int d = 0; d < src.rank; ++d) {
     std::vector<dim_t> bounds = {1, src.dims[d]};
     for (const node_list* list : {&src, &dst}) {
@@ -144,26 +141,25 @@ absl::StatusOr<loop_nest> joint_coalesce(const node_list& src, const node_list& 
             ") is split across nodes that are not contiguous in the ",
             s < 0 ? "source" : "destination"));
       }
-      comps.push_back({size, bounds[j], d, s, t});
     }
   }
-  std::stable_sort(comps.begin(), comps.end(), [](const component& a, const component& b) {
-    if (a.dst_stride != b.dst_stride) return a.dst_stride > b.dst_stride;
-    return a.src_stride > b.src_stride;
-  });
-  for (const component& c : comps) {
-    if (nest.count > 0) {
-      joint_loop& prev = nest.loops[nest.count - 1];
-      if (prev.src_stride == c.src_stride * c.size && prev.dst_stride == c.dst_stride * c.size) {
-        prev = {prev.size * c.size, c.src_stride, c.dst_stride};
-        continue;
-      }
-    }
-    if (nest.count == kMaxNodes) {
-      return absl::InternalError("joint_coalesce: more than kMaxNodes loops");
-    }
-    nest.loops[nest.count++] = {c.size, c.src_stride, c.dst_stride};
+  // Every component lies inside one node of each side: the normalisation over the padded dims
+  // (no padding, so one box) is the joint loop nest.
+  nest_operands<2> ops;
+  ops.space.rank = src.rank;
+  ops.space.dims = src.dims;
+  ops.space.padded = src.dims;
+  ops.nodes = {&src, &dst};
+  ops.order_by = 1;
+  ops.then_by = 0;
+  absl::StatusOr<joint_nest<2>> joint = normalise(ops);
+  if (!joint.ok()) return joint.status();
+  if (joint->data.empty()) return nest;
+  const std::vector<nest_node<2>>& nodes = joint->data.front().nodes;
+  if (nodes.size() > static_cast<size_t>(kMaxNodes)) {
+    return absl::InternalError("joint_coalesce: more than kMaxNodes loops");
   }
+  for (const nest_node<2>& n : nodes) nest.loops[nest.count++] = {n.size, n.stride[0], n.stride[1]};
   return nest;
 }
 

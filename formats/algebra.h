@@ -94,6 +94,8 @@ struct layout_node {
 inline constexpr int kMaxNodes = 4 * kMaxRank;
 
 // Nodes in memory order, outermost (largest stride) first, over the padded index space `dims`.
+// offset() restates memory_desc::offset (the reference) component by component; the loop nests
+// (loop_nest.h) and axis views (axis_view.h) are derived from these nodes.
 struct node_list {
   int rank = 0;
   std::array<dim_t, kMaxRank> dims{};  // the index space: padded dims
@@ -223,7 +225,8 @@ struct loop_nest {
 };
 
 // Splits both node lists at every block boundary either one has, pairs the components, orders
-// them by destination stride and merges loops contiguous in both. Both must cover the same
+// them by destination stride and merges loops contiguous in both: after checking its inputs, the
+// normalisation of formats/loop_nest.h over the padded dims (one data box, no padding). Both must cover the same
 // padded dims, and the blocks of each dim must nest (e.g. 16 and 4, not 16 and 6); the error
 // names the dim and the sizes otherwise.
 absl::StatusOr<loop_nest> joint_coalesce(const node_list& src, const node_list& dst);

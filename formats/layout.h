@@ -14,6 +14,8 @@
 // the product of dim d's blocks and the tile holds the blocks in tag order, last fastest.
 // Outer strides follow oneDNN: the innermost outer dim has stride tile_size(); each next one
 // multiplies by padded_dim / B_d (by 1 when that is 0, so a zero-size dim keeps strides unique).
+// memory_desc::offset is the reference form of this formula; offset() here is its constexpr
+// restatement (make_memory_desc_test.cc checks them, and nodes_of's, against each other).
 #ifndef TESSERA_FORMATS_LAYOUT_H_
 #define TESSERA_FORMATS_LAYOUT_H_
 

@@ -1,5 +1,7 @@
 #include "tessera/formats/make_memory_desc.h"
 
+#include "tessera/formats/algebra.h"
+
 namespace tessera {
 
 blocking_desc to_blocking(const layout& l) {
@@ -24,6 +26,22 @@ absl::StatusOr<memory_desc> make_memory_desc(absl::Span<const dim_t> dims, data_
   absl::StatusOr<layout> l = make_layout(tag, dims);
   if (!l.ok()) return l.status();
   return make_memory_desc(*l, dt);
+}
+
+absl::StatusOr<memory_desc> make_dense_like(const memory_desc& like, data_type dt) {
+  absl::StatusOr<node_list> nodes = nodes_of(like);
+  if (!nodes.ok()) return nodes.status();
+  blocking_desc b = like.blocking();
+  // The first rank nodes are the outer parts, outermost first (ties in logical order); the inner
+  // tile is the product of the blocks.
+  dim_t stride = 1;
+  for (int k = 0; k < b.inner_nblks; ++k) stride *= b.inner_blks[k];
+  for (int k = like.rank() - 1; k >= 0; --k) {
+    const layout_node& n = nodes->nodes[k];
+    b.strides[n.dim] = stride;
+    stride *= n.size;
+  }
+  return memory_desc::with_blocking(like.dims(), dt, b);
 }
 
 }  // namespace tessera

@@ -25,6 +25,11 @@ absl::StatusOr<memory_desc> make_memory_desc(const layout& l, data_type dt);
 // The oneDNN blocking_desc of a layout (outer strides and inner blocks).
 blocking_desc to_blocking(const layout& l);
 
+// `like`'s dims, inner blocks and dim order (its outer nodes in memory order, nodes_of), packed
+// without gaps, with type dt: what a `format_kind::any` output next to `like` resolves to.
+// like must be blocked (nodes_of's error otherwise).
+absl::StatusOr<memory_desc> make_dense_like(const memory_desc& like, data_type dt);
+
 }  // namespace tessera
 
 #endif  // TESSERA_FORMATS_MAKE_MEMORY_DESC_H_

@@ -1,5 +1,8 @@
 #include "tessera/formats/make_memory_desc.h"
 
+#include <algorithm>
+#include <numeric>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -40,6 +43,93 @@ TEST(MakeMemoryDesc, OffsetsAgreeWithTheLayoutAndTheNodes) {
       ASSERT_EQ(md->offset(i), l.offset(i)) << tag;
       ASSERT_EQ(nodes->offset(i), l.offset(i)) << tag;
     });
+  }
+}
+
+// Random tags: a random permutation, up to three blocks on random dims.
+tag_layout RandomTag(std::mt19937& rng, int rank) {
+  std::vector<int> perm(rank);
+  std::iota(perm.begin(), perm.end(), 0);
+  std::shuffle(perm.begin(), perm.end(), rng);
+  std::string s;
+  for (int d : perm) s += static_cast<char>('a' + d);
+  tag_layout t = *parse_tag(s);
+  const dim_t sizes[] = {2, 3, 4, 8, 16};
+  for (int b = static_cast<int>(rng() % 4); b > 0; --b) t = block(t, rng() % rank, sizes[rng() % 5]);
+  return t;
+}
+
+// memory_desc::offset is the reference (oneDNN's formula); layout::offset (constexpr) and the node
+// view (nodes_of a layout or a memory_desc) must agree with it on every index of the padded dims.
+TEST(MakeMemoryDesc, EveryOffsetFormAgreesOverRandomLayouts) {
+  std::mt19937 rng(41);
+  for (int trial = 0; trial < 300; ++trial) {
+    const int rank = 1 + trial % 5;
+    const tag_layout t = RandomTag(rng, rank);
+    std::vector<dim_t> dims(rank);
+    for (dim_t& d : dims) d = 1 + rng() % 9;
+    const layout l = *make_layout(t, dims);
+    if (l.required_span_size() > 40000) continue;
+    const memory_desc md = *make_memory_desc(l, data_type::f32);
+    const node_list from_md = *nodes_of(md);
+    const node_list from_layout = nodes_of(l);
+    EXPECT_EQ(from_md.view().size(), from_layout.view().size()) << to_string(t);
+    std::vector<dim_t> padded(md.padded_dims().begin(), md.padded_dims().end());
+    tessera::testing::for_each_index(padded, [&](absl::Span<const dim_t> i) {
+      const dim_t want = md.offset(i);
+      ASSERT_EQ(l.offset(i), want) << to_string(t);
+      ASSERT_EQ(from_md.offset(i), want) << to_string(t);
+      ASSERT_EQ(from_layout.offset(i), want) << to_string(t);
+    });
+  }
+}
+
+TEST(MakeMemoryDesc, DenseLikeKeepsBlocksAndOrderAndDropsGaps) {
+  std::mt19937 rng(43);
+  for (int trial = 0; trial < 300; ++trial) {
+    const int rank = 1 + trial % 5;
+    const tag_layout t = RandomTag(rng, rank);
+    std::vector<dim_t> dims(rank);
+    for (dim_t& d : dims) d = 1 + rng() % 9;
+    const memory_desc dense = *make_memory_desc(*make_layout(t, dims), data_type::f32);
+    if (dense.size_bytes() > 4 * 40000) continue;
+    // A view with gaps: a smaller submemory at the origin, which keeps the parent's strides.
+    std::vector<dim_t> sub = dims, origin(rank, 0);
+    const int d = static_cast<int>(rng() % rank);
+    if (t.block_product(d) == 1 && dims[d] > 1) sub[d] = dims[d] - 1;
+    const memory_desc like = *dense.submemory(sub, origin);
+    absl::StatusOr<memory_desc> got = make_dense_like(like, data_type::bf16);
+    ASSERT_TRUE(got.ok()) << got.status();
+    const std::string what = to_string(t);
+    EXPECT_EQ(got->dt(), data_type::bf16);
+    EXPECT_TRUE(std::equal(got->dims().begin(), got->dims().end(), like.dims().begin()));
+    EXPECT_TRUE(std::equal(got->padded_dims().begin(), got->padded_dims().end(),
+                           like.padded_dims().begin()));
+    const blocking_desc &g = got->blocking(), &l = like.blocking();
+    EXPECT_EQ(g.inner_nblks, l.inner_nblks) << what;
+    for (int k = 0; k < l.inner_nblks; ++k) {
+      EXPECT_EQ(g.inner_blks[k], l.inner_blks[k]) << what;
+      EXPECT_EQ(g.inner_idxs[k], l.inner_idxs[k]) << what;
+    }
+    // The order of the outer strides is like's, and the padded index space fills the buffer.
+    for (int x = 0; x < rank; ++x) {
+      for (int y = 0; y < rank; ++y) {
+        if (l.strides[x] > l.strides[y]) EXPECT_GE(g.strides[x], g.strides[y]) << what;
+      }
+    }
+    std::vector<char> hit(got->size_bytes() / 2, 0);
+    std::vector<dim_t> padded(got->padded_dims().begin(), got->padded_dims().end());
+    tessera::testing::for_each_index(padded, [&](absl::Span<const dim_t> i) {
+      const dim_t off = got->offset(i);
+      ASSERT_TRUE(off >= 0 && off < static_cast<dim_t>(hit.size()) && !hit[off]) << what;
+      hit[off] = 1;
+    });
+    EXPECT_EQ(std::count(hit.begin(), hit.end(), 1), static_cast<dim_t>(hit.size())) << what;
+    // A dense tag layout comes back unchanged, unless an outer part of size 1 ties its stride
+    // with another dim's (the order of tied dims is the logical one, not the tag's).
+    bool ties = false;
+    for (int x = 0; x < rank; ++x) ties |= dense.padded_dims()[x] == t.block_product(x);
+    if (!ties) EXPECT_EQ(*make_dense_like(dense, data_type::f32), dense) << what;
   }
 }
 

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "tessera/core/status.h"
+#include "tessera/formats/make_memory_desc.h"
 #include "tessera/formats/md_string.h"
 #include "tessera/primitives/runtime/lru_cache.h"
 #include "tessera/primitives/runtime/threads.h"
@@ -99,28 +100,7 @@ absl::Status check_axis(int axis, const memory_desc& md) {
 
 // `any` resolved: `like`'s dims, blocks and dim order, packed densely, with type dt.
 absl::StatusOr<memory_desc> dense_like(const memory_desc& like, data_type dt) {
-  const int rank = like.rank();
-  blocking_desc b = like.blocking();
-  dim_t inner = 1;
-  std::array<dim_t, kMaxRank> block_of{};
-  std::fill(block_of.begin(), block_of.end(), 1);
-  for (int k = 0; k < b.inner_nblks; ++k) {
-    inner *= b.inner_blks[k];
-    block_of[b.inner_idxs[k]] *= b.inner_blks[k];
-  }
-  std::vector<int> order(rank);
-  std::iota(order.begin(), order.end(), 0);
-  // Innermost first: smallest stride; ties keep the later dim inner (like a plain tag).
-  std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
-    return like.blocking().strides[x] > like.blocking().strides[y];
-  });
-  dim_t stride = inner;
-  for (int i = rank - 1; i >= 0; --i) {
-    const int d = order[i];
-    b.strides[d] = stride;
-    stride *= like.padded_dims()[d] / block_of[d];
-  }
-  return memory_desc::with_blocking(like.dims(), dt, b);
+  return make_dense_like(like, dt);
 }
 
 absl::Status check_forward_attr(const primitive_attr& attr) {
@@ -333,7 +313,7 @@ void run(const plan& pl, const void* in0, const void* in1, void* out, double out
       }
     }
   }
-  softmax_internal::zero_padding(prob.out, pl.out_padding, out);
+  zero_padding(pl.out_padding, out);
 }
 
 // oneDNN's names of the algorithms.

@@ -4,10 +4,12 @@
 //   for (const nest_box& box : plan.data) ...   // copy/convert these elements
 //   for (const nest_box& box : plan.padding) ... // write zeros to dst only
 //
-// Every blocked dim is split into digits on the common refinement of the src and dst block chains;
-// a dim whose size is not a multiple of its blocks is cut into rectangular boxes (full blocks, then
-// the partial one), so every box is a plain loop nest. Nodes of a box that are contiguous in every
-// operand are merged, size-1 nodes dropped, and the rest ordered outermost first by dst stride.
+// The normalisation itself is formats/loop_nest.h's (`tessera::normalise`, its pre- and
+// post-conditions there): every blocked dim split into digits on the common refinement of the src
+// and dst block chains, partial blocks cut into rectangular boxes, nodes ordered outermost first by
+// dst stride (then src stride) and merged where contiguous in every operand. What is the reorder's
+// own is the operands: src and dst (nodes_of their memory_descs, offset0 as base), and the scale
+// and zero-point arrays, plain strided operands over the dims of their masks (built here).
 #ifndef TESSERA_PRIMITIVES_REORDER_INTERNAL_LOOP_NEST_H_
 #define TESSERA_PRIMITIVES_REORDER_INTERNAL_LOOP_NEST_H_
 
@@ -17,6 +19,7 @@
 
 #include "absl/status/statusor.h"
 #include "tessera/core/memory_desc.h"
+#include "tessera/formats/loop_nest.h"
 
 namespace tessera::reorder_internal {
 
@@ -25,22 +28,9 @@ namespace tessera::reorder_internal {
 enum operand : int { kSrc, kDst, kSrcScale, kDstScale, kSrcZp, kDstZp, kOscale, kOperands };
 using strides_t = std::array<dim_t, kOperands>;
 
-struct nest_node {
-  dim_t size = 1;
-  strides_t stride{};
-};
-
-struct nest_box {
-  strides_t base{};               // element offsets of the box's first element per operand
-  std::vector<nest_node> nodes;   // outermost first
-  dim_t elements() const;
-};
-
-struct loop_nest {
-  std::vector<nest_box> data;     // src -> dst elements
-  std::vector<nest_box> padding;  // dst padding to zero (src strides meaningless)
-  dim_t total_elements = 0;       // over `data`
-};
+using nest_node = tessera::nest_node<kOperands>;
+using nest_box = tessera::nest_box<kOperands>;    // base: per operand; nodes: outermost first
+using loop_nest = tessera::joint_nest<kOperands>;  // data, padding (src strides meaningless)
 
 // Masks of the per-dim operands (bit d: one value per index of logical dim d); -1 = absent.
 struct operand_masks {
@@ -53,7 +43,9 @@ absl::StatusOr<loop_nest> normalise(const memory_desc& src, const memory_desc& d
                                     const operand_masks& masks);
 
 // Sorts by dst stride (outermost first) and merges nodes contiguous in every operand.
-void order_and_merge(std::vector<nest_node>& nodes);
+inline void order_and_merge(std::vector<nest_node>& nodes) {
+  tessera::order_and_merge(nodes, kDst, kSrc);
+}
 
 // "(size:src_stride/dst_stride) ..." for verbose lines and test messages.
 std::string to_string(const nest_box& box);

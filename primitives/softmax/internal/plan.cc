@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/match.h"
+#include "tessera/formats/axis_view.h"
 #include "tessera/primitives/softmax/internal/ref_kernel.h"
 #include "tessera/primitives/softmax/internal/vector_kernels.h"
 #include "tessera/simd/kernel_table.h"
@@ -59,76 +60,52 @@ std::string vector_geometry(const problem& p, kernel_kind& kind, kernel_args& g)
     }
   }
   const blocking_desc& b = md.blocking();
-  const int rank = md.rank();
   const int axis = p.axis;
-  const auto dims = md.dims();
   if (b.inner_nblks > 1 || (b.inner_nblks == 1 && b.inner_idxs[0] != axis)) {
     return "blocks on a dim other than the axis";
   }
-  for (int d = 0; d < rank; ++d) {
+  for (int d = 0; d < md.rank(); ++d) {
     if (md.padded_offsets()[d] != 0) return "padded offsets";
   }
-
-  // The loops over the other dims, largest stride first; size-1 dims do not matter.
-  std::vector<int> others;
-  for (int d = 0; d < rank; ++d) {
-    if (d != axis && dims[d] > 1) others.push_back(d);
-  }
-  auto fill_rows = [&](const std::vector<int>& loop_dims) {
-    std::vector<int> order = loop_dims;
-    std::stable_sort(order.begin(), order.end(),
-                     [&](int x, int y) { return b.strides[x] > b.strides[y]; });
+  // The axis as nodes (outer part first, then its block if any); the other dims as one loop nest,
+  // largest stride first, dims that continue each other in memory (h and w of nchw) merged.
+  const axis_view view = *axis_view_of(md, axis);
+  auto fill_rows = [&](int depth) {
     g.rows = {};
-    for (int d : order) {
-      g.rows.count *= dims[d];
-      const int top = g.rows.depth - 1;
-      if (top >= 0 && g.rows.strides[top] == dims[d] * b.strides[d]) {
-        // This dim continues the previous loop in memory (h and w of nchw): one loop of both.
-        g.rows.sizes[top] *= dims[d];
-        g.rows.strides[top] = b.strides[d];
-        continue;
-      }
-      g.rows.sizes[g.rows.depth] = dims[d];
-      g.rows.strides[g.rows.depth] = b.strides[d];
-      ++g.rows.depth;
+    g.rows.depth = depth;
+    for (int l = 0; l < depth; ++l) {
+      g.rows.sizes[l] = view.others.dims[l];
+      g.rows.strides[l] = view.others.strides[l];
+      g.rows.count *= view.others.dims[l];
     }
   };
 
-  const dim_t len = dims[axis];
-  if (b.inner_nblks == 1) {
+  const dim_t len = md.dims()[axis];
+  const layout_node& outer = view.axis.nodes[0];
+  if (view.axis.count == 2) {
     kind = kernel_kind::dense;
     // Blocks that follow each other (nC16c with the axis's blocks adjacent) are one run.
-    const bool adjacent = b.strides[axis] == b.inner_blks[0];
-    g.dense = adjacent ? dense_geometry{len, len, 0}
-                       : dense_geometry{len, b.inner_blks[0], b.strides[axis]};
-    fill_rows(others);
+    const layout_node& block = view.axis.nodes[1];
+    const bool adjacent = outer.stride == block.size * block.stride;
+    g.dense = adjacent ? dense_geometry{len, len, 0} : dense_geometry{len, block.size, outer.stride};
+    fill_rows(view.others.rank);
     return "";
   }
-  if (b.strides[axis] == 1 || len == 1) {
+  if (outer.stride == 1 || len == 1) {
     kind = kernel_kind::dense;
     g.dense = {len, len, 0};
-    fill_rows(others);
+    fill_rows(view.others.rank);
     return "";
   }
-  // Strided: the lanes are the other dims that tile a contiguous run starting at stride 1.
-  dim_t lanes = 1;
-  std::vector<int> rest = others;
-  for (bool grew = true; grew;) {
-    grew = false;
-    for (auto it = rest.begin(); it != rest.end(); ++it) {
-      if (b.strides[*it] == lanes) {
-        lanes *= dims[*it];
-        rest.erase(it);
-        grew = true;
-        break;
-      }
-    }
-  }
-  if (lanes == 1) return "no dim other than the axis has stride 1";
-  if (b.strides[axis] < lanes) return "the axis lies inside the contiguous lanes";
+  // Strided: the lanes are the innermost row loop when it has stride 1 (the other dims that tile
+  // a contiguous run starting at stride 1).
+  const int inner = view.others.rank - 1;
+  if (inner < 0 || view.others.strides[inner] != 1) return "no dim other than the axis has stride 1";
+  const dim_t lanes = view.others.dims[inner];
+  if (outer.stride < lanes) return "the axis lies inside the contiguous lanes";
   kind = kernel_kind::strided;
-  g.strided = {len, b.strides[axis], lanes};
-  fill_rows(rest);
+  g.strided = {len, outer.stride, lanes};
+  fill_rows(inner);
   return "";
 }
 
@@ -177,7 +154,7 @@ std::vector<std::string> kernel_names() {
 absl::StatusOr<plan> make_plan(const problem& prob, const softmax_options& options) {
   plan result;
   result.prob = prob;
-  result.out_padding = make_padding_terms(prob.out);
+  result.out_padding = padding_of(prob.out);
   std::vector<std::string> refusals;
 
   kernel_kind kind = kernel_kind::ref;

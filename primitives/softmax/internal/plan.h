@@ -9,6 +9,7 @@
 #include "absl/status/statusor.h"
 #include "tessera/core/memory_desc.h"
 #include "tessera/primitives/common/attr.h"
+#include "tessera/primitives/common/zero_padding.h"
 #include "tessera/primitives/softmax/internal/kernel_args.h"
 #include "tessera/primitives/softmax/softmax.h"
 
@@ -28,16 +29,6 @@ struct problem {
 
 enum class kernel_kind { ref, dense, strided };
 
-// The output's padding (indices in [dims, padded_dims) on some dim), to clear after each execution.
-// A blocked offset is a sum of one term per dim (its outer block times the dim's stride plus its
-// place inside the inner blocks): term[d][i] is dim d's term for index i, relative to `origin`, the
-// offset of index 0. Tabulated once at creation so that zero_padding only adds. Empty `term`: no
-// padding (or no elements).
-struct padding_terms {
-  dim_t origin = 0;
-  std::vector<std::vector<dim_t>> term;
-};
-
 struct plan {
   problem prob;
   std::string impl_name;
@@ -46,7 +37,7 @@ struct plan {
   kernel_fn fn = nullptr;      // vector kernels only
   kernel_args geometry;         // rows and geometry; pointers filled per execution
   dim_t work_per_item = 1;      // elements one row (group) touches, to size thread chunks
-  padding_terms out_padding;    // of prob.out
+  padding_boxes out_padding;    // of prob.out, cleared after each execution
 };
 
 // Validates and builds. `options.impl_filter` restricts the candidate kernels.

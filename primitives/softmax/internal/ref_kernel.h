@@ -22,12 +22,6 @@ dim_t ref_row_count(const problem& prob);
 // Rows [begin, end) in the order of the logical index (the axis left out).
 void ref_rows(const problem& prob, const ref_buffers& buffers, dim_t begin, dim_t end);
 
-// md's padding terms (empty when md has no padding).
-padding_terms make_padding_terms(const memory_desc& md);
-
-// Writes zero to every padding element of `md`, whose terms are `t`.
-void zero_padding(const memory_desc& md, const padding_terms& t, void* data);
-
 }  // namespace tessera::softmax_internal
 
 #endif  // TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_REF_KERNEL_H_
