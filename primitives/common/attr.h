@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tessera/core/data_type.h"
@@ -24,6 +25,10 @@ namespace tessera {
 struct quant_param {
   int mask = 0;  // bit d: one value per index along logical dim d
   friend bool operator==(const quant_param&, const quant_param&) = default;
+  template <typename H>
+  friend H AbslHashValue(H h, const quant_param& q) {
+    return H::combine(std::move(h), q.mask);
+  }
 };
 
 // oneDNN 2.x output scales: values known at creation; mask as above.
@@ -31,12 +36,20 @@ struct output_scales {
   int mask = 0;
   std::vector<float> values;
   friend bool operator==(const output_scales&, const output_scales&) = default;
+  template <typename H>
+  friend H AbslHashValue(H h, const output_scales& o) {
+    return H::combine(std::move(h), o.mask, o.values);
+  }
 };
 
 struct sum_post_op {
   float beta = 1.f;
   int32_t zero_point = 0;  // dst_zp of the formula when dst is integral
   friend bool operator==(const sum_post_op&, const sum_post_op&) = default;
+  template <typename H>
+  friend H AbslHashValue(H h, const sum_post_op& s) {
+    return H::combine(std::move(h), s.beta, s.zero_point);
+  }
 };
 
 struct primitive_attr {
@@ -51,6 +64,24 @@ struct primitive_attr {
     return !src_scales && !dst_scales && !src_zero_points && !dst_zero_points && !oscale && !sum;
   }
   friend bool operator==(const primitive_attr&, const primitive_attr&) = default;
+  // Consistent with ==: the primitive caches key on the attributes.
+  template <typename H>
+  friend H AbslHashValue(H h, const primitive_attr& a) {
+    h = hash_optional(std::move(h), a.src_scales);
+    h = hash_optional(std::move(h), a.dst_scales);
+    h = hash_optional(std::move(h), a.src_zero_points);
+    h = hash_optional(std::move(h), a.dst_zero_points);
+    h = hash_optional(std::move(h), a.oscale);
+    return hash_optional(std::move(h), a.sum);
+  }
+
+ private:
+  // This Abseil hashes no std::optional: the value, if any, then whether there is one.
+  template <typename H, typename T>
+  static H hash_optional(H h, const std::optional<T>& v) {
+    if (v) h = H::combine(std::move(h), *v);
+    return H::combine(std::move(h), v.has_value());
+  }
 };
 
 // benchdnn-like text: "scales:src:0+dst:2;zero_points:src:0;oscale:0:[0.5];post_ops:sum:1"

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include <xmmintrin.h>
 
@@ -9,9 +10,14 @@
 #include "absl/strings/str_join.h"
 #include "tessera/core/status.h"
 #include "tessera/formats/md_string.h"
+#include "tessera/primitives/common/binding.h"
+#include "tessera/primitives/common/overlap.h"
+#include "tessera/primitives/common/plan_cache.h"
+#include "tessera/primitives/common/quant_args.h"
+#include "tessera/primitives/common/unread_args.h"
 #include "tessera/primitives/reorder/internal/kernels.h"
 #include "tessera/primitives/reorder/internal/plan.h"
-#include "tessera/primitives/runtime/lru_cache.h"
+#include "tessera/primitives/reorder/internal/reorder_padding.h"
 #include "tessera/primitives/runtime/verbose.h"
 #include "tessera/simd/isa.h"
 
@@ -75,10 +81,7 @@ absl::Status check_create(const memory_desc& src, const memory_desc& dst,
   }
   if (attr.oscale) {
     TESSERA_RETURN_IF_ERROR(check_mask("output scales", attr.oscale->mask, rank));
-    int64_t expected = 1;
-    for (int d = 0; d < rank; ++d) {
-      if (attr.oscale->mask & (1 << d)) expected *= dst.dims()[d];
-    }
+    const int64_t expected = quant_value_count(attr.oscale->mask, dst.dims());
     if (static_cast<int64_t>(attr.oscale->values.size()) != expected) {
       return absl::InvalidArgumentError(absl::StrCat(
           "output scales have ", attr.oscale->values.size(), " values; mask ",
@@ -153,7 +156,7 @@ absl::StatusOr<std::shared_ptr<const plan>> build(const memory_desc& src, const 
   emit_verbose_declined(
       p->declined, [&](const std::string& kernel) { return describe(*p, kernel); },
       kKernelsSource);
-  if (p->run == nullptr) {
+  if (p->impl_name.empty()) {
     return absl::NotFoundError(absl::StrCat("no reorder implementation matches filter '", filter,
                                             "' and accepts the problem; declined: ",
                                             absl::StrJoin(p->declined, "; ")));
@@ -163,34 +166,27 @@ absl::StatusOr<std::shared_ptr<const plan>> build(const memory_desc& src, const 
   return std::shared_ptr<const plan>(std::move(p));
 }
 
-// The ISA cap is part of the key: a plan holds one ISA's kernels.
-struct cache_key {
+// What a reorder's plan is made for; with the ISA cap, the key of the creation cache.
+struct reorder_problem {
   memory_desc src, dst;
   primitive_attr attr;
-  simd::isa isa;
-  friend bool operator==(const cache_key&, const cache_key&) = default;
+  friend bool operator==(const reorder_problem&, const reorder_problem&) = default;
   template <typename H>
-  friend H AbslHashValue(H h, const cache_key& k) {
-    h = H::combine(std::move(h), k.src, k.dst, k.isa);
-    auto q = [](const std::optional<quant_param>& p) { return p ? p->mask : -2; };
-    h = H::combine(std::move(h), q(k.attr.src_scales), q(k.attr.dst_scales),
-                   q(k.attr.src_zero_points), q(k.attr.dst_zero_points), k.attr.oscale.has_value(),
-                   k.attr.sum.has_value());
-    if (k.attr.oscale) h = H::combine(std::move(h), k.attr.oscale->mask, k.attr.oscale->values);
-    if (k.attr.sum) h = H::combine(std::move(h), k.attr.sum->beta, k.attr.sum->zero_point);
-    return h;
+  friend H AbslHashValue(H h, const reorder_problem& p) {
+    return H::combine(std::move(h), p.src, p.dst, p.attr);
   }
 };
 
-lru_cache<cache_key, plan>& plan_cache() {
-  static auto* cache = new lru_cache<cache_key, plan>();
-  return *cache;
+plan_cache<reorder_problem, plan>& cache() {
+  static plan_cache<reorder_problem, plan> cache;
+  return cache;
 }
 
 // Checks one quantization argument against its attribute and returns its values.
 template <class T>
 absl::StatusOr<const T*> quant_arg(const exec_args& args, arg which, data_type dt,
-                                   const std::optional<quant_param>& q, const memory_desc& dst) {
+                                   const primitive_attr& attr, const memory_desc& dst) {
+  const std::optional<quant_param>& q = quant_attr_of(attr, which);
   const memory* m = args.find(which);
   if (!q) {
     if (m) {
@@ -203,10 +199,7 @@ absl::StatusOr<const T*> quant_arg(const exec_args& args, arg which, data_type d
     return absl::InvalidArgumentError(absl::StrCat("missing argument ", name_of(which),
                                                    " (the attributes declare it)"));
   }
-  int64_t expected = 1;
-  for (int d = 0; d < dst.rank(); ++d) {
-    if (q->mask & (1 << d)) expected *= dst.dims()[d];
-  }
+  const int64_t expected = quant_value_count(q->mask, dst.dims());
   if (m->desc.dt() != dt) {
     return absl::InvalidArgumentError(absl::StrCat("argument ", name_of(which), " has type ",
                                                    name_of(m->desc.dt()), "; expected ",
@@ -226,21 +219,22 @@ absl::StatusOr<const T*> quant_arg(const exec_args& args, arg which, data_type d
 }
 
 absl::Status check_buffer(const exec_args& args, arg which, const memory_desc& expected,
-                          int64_t expected_bytes, const memory** out) {
-  const memory* m = args.find(which);
-  if (!m) return absl::InvalidArgumentError(absl::StrCat("missing argument ", name_of(which)));
-  if (m->desc != expected) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "argument ", name_of(which), " has descriptor ", desc_text(m->desc), " ",
-        dims_text(m->desc.dims()), "; the reorder was created for ", desc_text(expected), " ",
-        dims_text(expected.dims())));
+                          int64_t expected_bytes, bound_arg& out) {
+  switch (bind_arg(args, which, expected, expected_bytes, out)) {
+    case bind_failure::none:
+      return absl::OkStatus();
+    case bind_failure::missing:
+      return absl::InvalidArgumentError(absl::StrCat("missing argument ", name_of(which)));
+    case bind_failure::other_descriptor:
+      return absl::InvalidArgumentError(absl::StrCat(
+          "argument ", name_of(which), " has descriptor ", desc_text(*out.given), " ",
+          dims_text(out.given->dims()), "; the reorder was created for ", desc_text(expected), " ",
+          dims_text(expected.dims())));
+    case bind_failure::null_data:
+      break;
   }
-  if (m->data == nullptr && expected_bytes > 0) {
-    return absl::InvalidArgumentError(absl::StrCat("argument ", name_of(which),
-                                                   " has a null data pointer"));
-  }
-  *out = m;
-  return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat("argument ", name_of(which),
+                                                 " has a null data pointer"));
 }
 
 // A small problem's src and dst lines requested at once, before the argument checks that
@@ -263,28 +257,29 @@ void prefetch_small(const plan& p, const void* src, const void* dst) {
 // The scales and zero points given at execution, checked against the attributes.
 absl::Status read_quant_args(const plan& p, const exec_args& args, quant_ptrs& q) {
   const primitive_attr& a = p.attr;
-  TESSERA_ASSIGN_OR_RETURN(q.src_scale, quant_arg<float>(args, arg::src_scales, data_type::f32,
-                                                         a.src_scales, p.dst));
-  TESSERA_ASSIGN_OR_RETURN(q.dst_scale, quant_arg<float>(args, arg::dst_scales, data_type::f32,
-                                                         a.dst_scales, p.dst));
+  TESSERA_ASSIGN_OR_RETURN(q.src_scale,
+                           quant_arg<float>(args, arg::src_scales, data_type::f32, a, p.dst));
+  TESSERA_ASSIGN_OR_RETURN(q.dst_scale,
+                           quant_arg<float>(args, arg::dst_scales, data_type::f32, a, p.dst));
   TESSERA_ASSIGN_OR_RETURN(q.src_zp, quant_arg<int32_t>(args, arg::src_zero_points,
-                                                        data_type::s32, a.src_zero_points, p.dst));
+                                                        data_type::s32, a, p.dst));
   TESSERA_ASSIGN_OR_RETURN(q.dst_zp, quant_arg<int32_t>(args, arg::dst_zero_points,
-                                                        data_type::s32, a.dst_zero_points, p.dst));
+                                                        data_type::s32, a, p.dst));
   return absl::OkStatus();
 }
 
 absl::Status execute_plan(const plan& p, const exec_args& args) {
-  for (arg a : {arg::diff_src, arg::diff_dst}) {
-    if (args.find(a)) {
-      return absl::InvalidArgumentError(absl::StrCat("a reorder takes no ", name_of(a),
-                                                     " argument"));
-    }
+  // The scales and zero points are checked against the attributes by read_quant_args, after the
+  // buffers: only the gradients are never read.
+  if (const std::optional<arg> a = first_unread(
+          args, [](arg a) { return a != arg::diff_src && a != arg::diff_dst; })) {
+    return absl::InvalidArgumentError(absl::StrCat("a reorder takes no ", name_of(*a),
+                                                   " argument"));
   }
-  const memory *src = nullptr, *dst = nullptr;
-  TESSERA_RETURN_IF_ERROR(check_buffer(args, arg_from, p.src, p.src_bytes, &src));
-  TESSERA_RETURN_IF_ERROR(check_buffer(args, arg_to, p.dst, p.dst_bytes, &dst));
-  prefetch_small(p, src->data, dst->data);
+  bound_arg src, dst;
+  TESSERA_RETURN_IF_ERROR(check_buffer(args, arg_from, p.src, p.src_bytes, src));
+  TESSERA_RETURN_IF_ERROR(check_buffer(args, arg_to, p.dst, p.dst_bytes, dst));
+  prefetch_small(p, src.data, dst.data);
   exec_ctx ctx;
   const primitive_attr& a = p.attr;
   // Without quantization attributes (most calls) the four lookups can only fail, on an argument
@@ -300,20 +295,17 @@ absl::Status execute_plan(const plan& p, const exec_args& args) {
     ctx.q.beta = a.sum->beta;
     ctx.q.sum_zp = a.sum->zero_point;
   }
-  const int64_t src_bytes = p.src_bytes, dst_bytes = p.dst_bytes;
-  if (src_bytes > 0 && dst_bytes > 0) {
-    const char* s0 = static_cast<const char*>(src->data);
-    const char* d0 = static_cast<const char*>(dst->data);
-    if (s0 < d0 + dst_bytes && d0 < s0 + src_bytes) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "src and dst buffers overlap (src ", src_bytes, " bytes, dst ", dst_bytes,
-          " bytes, dst starts ", d0 - s0, " bytes after src): a reorder cannot run in place"));
-    }
+  if (overlap_of(src, dst) != buffer_overlap::disjoint) {  // no in-place reorder
+    const char* s0 = static_cast<const char*>(src.data);
+    const char* d0 = static_cast<const char*>(dst.data);
+    return absl::InvalidArgumentError(absl::StrCat(
+        "src and dst buffers overlap (src ", src.bytes, " bytes, dst ", dst.bytes,
+        " bytes, dst starts ", d0 - s0, " bytes after src): a reorder cannot run in place"));
   }
-  if (dst_bytes == 0) return absl::OkStatus();
-  ctx.src = static_cast<const char*>(src->data);
-  ctx.dst = static_cast<char*>(dst->data);
-  p.run(p, ctx);
+  if (p.dst_bytes == 0) return absl::OkStatus();
+  ctx.src = static_cast<const char*>(src.data);
+  ctx.dst = static_cast<char*>(dst.data);
+  run(p, ctx);
   if (!p.run_writes_padding) zero_padding(p, ctx.dst);
   return absl::OkStatus();
 }
@@ -349,13 +341,11 @@ absl::Status reorder_untyped(data_type s, const void* src, const memory_desc& sr
 
 absl::StatusOr<reorder> reorder::create(const memory_desc& src, const memory_desc& dst,
                                         const primitive_attr& attr) {
-  verbose_create trace;
-  reorder_internal::cache_key key{src, dst, attr, simd::max_isa()};
-  bool hit = false;
-  auto p = reorder_internal::plan_cache().get_or_create(
-      key, [&] { return reorder_internal::build(src, dst, attr, ""); }, &hit);
+  auto p = reorder_internal::cache().get_or_create(
+      {{src, dst, attr}, simd::max_isa()},
+      [&] { return reorder_internal::build(src, dst, attr, ""); },
+      [](const reorder_internal::plan& p) { return reorder_internal::describe(p, p.impl_name); });
   if (!p.ok()) return reorder_internal::report_create(p.status());
-  trace.commit(hit, [&] { return reorder_internal::describe(**p, (*p)->impl_name); });
   return reorder(*std::move(p));
 }
 

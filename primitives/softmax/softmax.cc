@@ -4,15 +4,19 @@
 #include <cmath>
 #include <cstring>
 #include <numeric>
+#include <optional>
 #include <vector>
 
-#include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "tessera/core/status.h"
 #include "tessera/formats/make_memory_desc.h"
 #include "tessera/formats/md_string.h"
-#include "tessera/primitives/runtime/lru_cache.h"
+#include "tessera/primitives/common/binding.h"
+#include "tessera/primitives/common/overlap.h"
+#include "tessera/primitives/common/plan_cache.h"
+#include "tessera/primitives/common/quant_args.h"
+#include "tessera/primitives/common/unread_args.h"
 #include "tessera/primitives/runtime/threads.h"
 #include "tessera/primitives/runtime/verbose.h"
 #include "tessera/primitives/softmax/internal/plan.h"
@@ -136,33 +140,17 @@ absl::Status check_forward_attr(const primitive_attr& attr) {
   return absl::OkStatus();
 }
 
-struct plan_key {
-  problem prob;
-  std::string filter;
-  simd::isa isa;
-
-  friend bool operator==(const plan_key& a, const plan_key& b) {
-    return a.prob.dir == b.prob.dir && a.prob.alg == b.prob.alg && a.prob.axis == b.prob.axis &&
-           a.prob.in0 == b.prob.in0 && a.prob.in1 == b.prob.in1 && a.prob.out == b.prob.out &&
-           a.prob.attr == b.prob.attr && a.filter == b.filter && a.isa == b.isa;
-  }
-  template <typename H>
-  friend H AbslHashValue(H h, const plan_key& k) {
-    return H::combine(std::move(h), k.prob.dir, k.prob.alg, k.prob.axis, k.prob.in0, k.prob.in1,
-                      k.prob.out, to_string(k.prob.attr), k.filter, k.isa);
-  }
-};
-
 verbose_record describe(const plan& pl, const std::string& impl);
+
+plan_cache<problem, plan>& cache() {
+  static plan_cache<problem, plan> cache;
+  return cache;
+}
 
 absl::StatusOr<std::shared_ptr<const plan>> cached_plan(const problem& prob,
                                                         const softmax_options& options) {
-  static lru_cache<plan_key, plan> cache;
-  verbose_create trace;
-  const plan_key key{prob, options.impl_filter, simd::max_isa()};
-  bool hit = false;
-  auto result = cache.get_or_create(
-      key,
+  return cache().get_or_create(
+      {prob, simd::max_isa(), options.impl_filter},
       [&]() -> absl::StatusOr<std::shared_ptr<const plan>> {
         TESSERA_ASSIGN_OR_RETURN(plan p, softmax_internal::make_plan(prob, options));
         emit_verbose_declined(
@@ -170,61 +158,52 @@ absl::StatusOr<std::shared_ptr<const plan>> cached_plan(const problem& prob,
             "primitives/softmax/internal/plan.cc");
         return std::make_shared<const plan>(std::move(p));
       },
-      &hit);
-  if (result.ok()) trace.commit(hit, [&] { return describe(**result, (*result)->impl_name); });
-  return result;
+      [](const plan& p) { return describe(p, p.impl_name); });
 }
 
 // ---- execution ---------------------------------------------------------------------------
 
-struct bound {
-  const void* data = nullptr;
-  int64_t bytes = 0;
-};
-
-absl::StatusOr<bound> bind(const exec_args& args, arg a, const memory_desc& expected) {
-  const memory* m = args.find(a);
-  if (m == nullptr) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("softmax: execution argument ", name_of(a), " is missing"));
+// Binds argument a to its buffer, checked against the descriptor the primitive was created with.
+absl::StatusOr<bound_arg> bind(const exec_args& args, arg a, const memory_desc& expected) {
+  bound_arg b;
+  switch (bind_arg(args, a, expected, expected.size_bytes(), b)) {
+    case bind_failure::none:
+      return b;
+    case bind_failure::missing:
+      return absl::InvalidArgumentError(
+          absl::StrCat("softmax: execution argument ", name_of(a), " is missing"));
+    case bind_failure::other_descriptor:
+      return absl::InvalidArgumentError(absl::StrCat(
+          "softmax: execution argument ", name_of(a), " has a descriptor (",
+          verbose_md_string(*b.given), " ", dims_text(b.given->dims()),
+          ") other than the one the primitive was created with (", verbose_md_string(expected),
+          " ", dims_text(expected.dims()), ")"));
+    case bind_failure::null_data:
+      break;
   }
-  if (m->desc != expected) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "softmax: execution argument ", name_of(a), " has a descriptor (",
-        verbose_md_string(m->desc), " ", dims_text(m->desc.dims()),
-        ") other than the one the primitive was created with (", verbose_md_string(expected), " ",
-        dims_text(expected.dims()), ")"));
-  }
-  const int64_t bytes = expected.size_bytes();
-  if (m->data == nullptr && bytes > 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("softmax: execution argument ", name_of(a), " has a null data pointer"));
-  }
-  return bound{m->data, bytes};
+  return absl::InvalidArgumentError(
+      absl::StrCat("softmax: execution argument ", name_of(a), " has a null data pointer"));
 }
 
 // Output must either be exactly the input buffer (with an equal descriptor) or not overlap it.
-absl::Status check_aliasing(const bound& in, const memory_desc& in_md, const char* in_name,
-                            const bound& out, const memory_desc& out_md, const char* out_name) {
-  if (in.bytes == 0 || out.bytes == 0) return absl::OkStatus();
-  const auto* a = static_cast<const char*>(in.data);
-  const auto* b = static_cast<const char*>(out.data);
-  if (a == b) {
-    if (in_md != out_md) {
+absl::Status check_aliasing(const bound_arg& in, const memory_desc& in_md, const char* in_name,
+                            const bound_arg& out, const memory_desc& out_md, const char* out_name) {
+  switch (overlap_of(in, out)) {
+    case buffer_overlap::disjoint:
+      return absl::OkStatus();
+    case buffer_overlap::same_start:
+      if (in_md == out_md) return absl::OkStatus();
       return absl::InvalidArgumentError(absl::StrCat(
           "softmax: in-place execution (", out_name, " = ", in_name,
           ") needs equal descriptors; ", in_name, " is ", verbose_md_string(in_md), " ",
           dims_text(in_md.dims()), ", ", out_name, " is ", verbose_md_string(out_md), " ",
           dims_text(out_md.dims())));
-    }
-    return absl::OkStatus();
+    case buffer_overlap::partial:
+      break;
   }
-  if (a < b + out.bytes && b < a + in.bytes) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "softmax: ", out_name, " partially overlaps ", in_name,
-        "; they must be the same buffer or disjoint"));
-  }
-  return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "softmax: ", out_name, " partially overlaps ", in_name,
+      "; they must be the same buffer or disjoint"));
 }
 
 absl::StatusOr<float> scale_value(const exec_args& args, arg a) {
@@ -257,17 +236,13 @@ absl::StatusOr<float> scale_value(const exec_args& args, arg a) {
 // this execution reads argument a.
 template <class Reads>
 absl::Status reject_unread(const exec_args& args, const char* primitive, Reads&& reads) {
-  for (int i = 0; i < static_cast<int>(arg::kCount); ++i) {
-    const arg a = static_cast<arg>(i);
-    if (reads(a) || args.find(a) == nullptr) continue;
-    if (a == arg::src_scales || a == arg::dst_scales) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          primitive, ": ", name_of(a), " given, but the primitive was created without it"));
-    }
-    return absl::InvalidArgumentError(
-        absl::StrCat(primitive, " takes no ", name_of(a), " argument"));
+  const std::optional<arg> a = first_unread(args, reads);
+  if (!a) return absl::OkStatus();
+  if (*a == arg::src_scales || *a == arg::dst_scales) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        primitive, ": ", name_of(*a), " given, but the primitive was created without it"));
   }
-  return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(primitive, " takes no ", name_of(*a), " argument"));
 }
 
 const void* at_offset0(const void* p, const memory_desc& md) {
@@ -391,11 +366,10 @@ absl::Status softmax_forward::execute(const exec_args& args) const {
   verbose_exec trace([&] { return describe(pl, pl.impl_name); });
   const primitive_attr& attr = pl.prob.attr;
   TESSERA_RETURN_IF_ERROR(reject_unread(args, "softmax forward", [&](arg a) {
-    return a == arg::src || a == arg::dst || (a == arg::src_scales && attr.src_scales) ||
-           (a == arg::dst_scales && attr.dst_scales);
+    return a == arg::src || a == arg::dst || attr_declares(attr, a);
   }));
-  TESSERA_ASSIGN_OR_RETURN(bound src, bind(args, arg::src, pl.prob.in0));
-  TESSERA_ASSIGN_OR_RETURN(bound dst, bind(args, arg::dst, pl.prob.out));
+  TESSERA_ASSIGN_OR_RETURN(bound_arg src, bind(args, arg::src, pl.prob.in0));
+  TESSERA_ASSIGN_OR_RETURN(bound_arg dst, bind(args, arg::dst, pl.prob.out));
   TESSERA_RETURN_IF_ERROR(check_aliasing(src, pl.prob.in0, "src", dst, pl.prob.out, "dst"));
   // In double: the scales reach only the reference kernel, whose f64 outputs would otherwise
   // carry the f32 rounding of src_scale / dst_scale (a 3e-8 relative error).
@@ -409,7 +383,7 @@ absl::Status softmax_forward::execute(const exec_args& args) const {
     TESSERA_ASSIGN_OR_RETURN(float s, scale_value(args, arg::dst_scales));
     scale /= s;
   }
-  run(pl, src.data, nullptr, const_cast<void*>(dst.data), scale);
+  run(pl, src.data, nullptr, dst.data, scale);
   trace.commit();
   return absl::OkStatus();
 }
@@ -468,20 +442,16 @@ absl::Status softmax_backward::execute(const exec_args& args) const {
   TESSERA_RETURN_IF_ERROR(reject_unread(args, "softmax backward", [](arg a) {
     return a == arg::dst || a == arg::diff_dst || a == arg::diff_src;
   }));
-  TESSERA_ASSIGN_OR_RETURN(bound y, bind(args, arg::dst, pl.prob.in0));
-  TESSERA_ASSIGN_OR_RETURN(bound dy, bind(args, arg::diff_dst, pl.prob.in1));
-  TESSERA_ASSIGN_OR_RETURN(bound dx, bind(args, arg::diff_src, pl.prob.out));
+  TESSERA_ASSIGN_OR_RETURN(bound_arg y, bind(args, arg::dst, pl.prob.in0));
+  TESSERA_ASSIGN_OR_RETURN(bound_arg dy, bind(args, arg::diff_dst, pl.prob.in1));
+  TESSERA_ASSIGN_OR_RETURN(bound_arg dx, bind(args, arg::diff_src, pl.prob.out));
   TESSERA_RETURN_IF_ERROR(
       check_aliasing(dy, pl.prob.in1, "diff_dst", dx, pl.prob.out, "diff_src"));
   // diff_src may not alias dst: dst is read again after diff_src is written.
-  if (y.bytes > 0 && dx.bytes > 0) {
-    const auto* a = static_cast<const char*>(y.data);
-    const auto* b = static_cast<const char*>(dx.data);
-    if (a < b + dx.bytes && b < a + y.bytes) {
-      return absl::InvalidArgumentError("softmax backward: diff_src overlaps dst");
-    }
+  if (overlap_of(y, dx) != buffer_overlap::disjoint) {
+    return absl::InvalidArgumentError("softmax backward: diff_src overlaps dst");
   }
-  run(pl, y.data, dy.data, const_cast<void*>(dx.data), 1.0);
+  run(pl, y.data, dy.data, dx.data, 1.0);
   trace.commit();
   return absl::OkStatus();
 }

@@ -1,5 +1,5 @@
-// The ordered list of reorder kernels. Each candidate either accepts a plan (and fills in its run
-// function and per-ISA pointers) or says why not; create() takes the first that accepts.
+// The ordered list of reorder kernels. Each candidate either accepts a plan (and puts its state
+// in plan::kernel) or says why not; create() takes the first that accepts.
 //
 //   for (const candidate& c : candidates()) {
 //     absl::Status why = c.accept(p);
@@ -19,16 +19,13 @@
 namespace tessera::reorder_internal {
 
 struct candidate {
-  std::string name;  // "<engine>:<isa>:<kernel>"
+  std::string name;  // "<engine>:<isa>:<kernel>" (common/impl_name.h)
   std::function<absl::Status(plan&)> accept;
 };
 
-// Best first: copy, then per ISA (from simd::max_isa() down) convert and transpose, then the
-// generic strided kernel, then the element-wise scalar kernel (accepts everything).
+// Best first: copy, then per ISA (from simd::max_isa() down) convert, gather and transpose, then
+// the generic strided kernel, then the element-wise scalar kernel (accepts everything).
 std::vector<candidate> candidates();
-
-// Writes zeros into every padding box of the plan's dst.
-void zero_padding(const plan& p, char* dst);
 
 }  // namespace tessera::reorder_internal
 

@@ -4,6 +4,7 @@
 #define TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_PLAN_H_
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -25,6 +26,13 @@ struct problem {
   // out = diff_src. `any` is already resolved.
   memory_desc in0, in1, out;
   primitive_attr attr;
+
+  // The creation cache's key (with the ISA cap and the kernel filter: common/plan_cache.h).
+  friend bool operator==(const problem&, const problem&) = default;
+  template <typename H>
+  friend H AbslHashValue(H h, const problem& p) {
+    return H::combine(std::move(h), p.dir, p.alg, p.axis, p.in0, p.in1, p.out, p.attr);
+  }
 };
 
 enum class kernel_kind { ref, dense, strided };
