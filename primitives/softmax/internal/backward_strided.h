@@ -14,8 +14,7 @@
 #include "tessera/simd/math.h"
 #include "xsimd/xsimd.hpp"
 
-namespace tessera::softmax_internal {
-namespace {
+namespace tessera::softmax_internal::TESSERA_ISA_NS {
 
 // logsoftmax's dx = dy - exp(y) * sum for per-lane f64 sums (sum_lo, sum_hi: the vector's lower
 // and upper lanes), in f64 and rounded once; exp_f64 has scale 1.
@@ -23,9 +22,9 @@ template <class A>
 vf<A> logsoftmax_dx_in_f64(vf<A> d, vf<A> u, const simd::scaled_exp_f64<A>& exp_f64, vd<A> sum_lo,
                            vd<A> sum_hi) {
   vd<A> dlo, dhi, ulo, uhi;
-  widen<A>(d, dlo, dhi);
-  widen<A>(u, ulo, uhi);
-  return narrow<A>(dlo - exp_f64(ulo) * sum_lo, dhi - exp_f64(uhi) * sum_hi);
+  simd::widen_to_f64<A>(d, dlo, dhi);
+  simd::widen_to_f64<A>(u, ulo, uhi);
+  return simd::narrow_to_f32<A>(dlo - exp_f64(ulo) * sum_lo, dhi - exp_f64(uhi) * sum_hi);
 }
 
 // One vector of dx from dy = d, y = u and the lanes' sums: softmax u * (d - sum_f32);
@@ -127,7 +126,7 @@ void backward_lane_vectors(const T* y, const T* dy, T* dx, dim_t len, dim_t stri
       const auto end = reinterpret_cast<std::uintptr_t>(dx + a1 * stride);
       for (auto p = reinterpret_cast<std::uintptr_t>(dx + a0 * stride) & ~std::uintptr_t{63};
            p < end; p += 64) {
-        _mm_prefetch(reinterpret_cast<const char*>(p), _MM_HINT_T1);
+        simd::prefetch<simd::locality::l2>(reinterpret_cast<const char*>(p));
       }
       return;
     }
@@ -136,7 +135,7 @@ void backward_lane_vectors(const T* y, const T* dy, T* dx, dim_t len, dim_t stri
       const auto end = reinterpret_cast<std::uintptr_t>(step + dx_end);
       for (auto p = reinterpret_cast<std::uintptr_t>(step + off[0]) & ~std::uintptr_t{63}; p < end;
            p += 64) {
-        _mm_prefetch(reinterpret_cast<const char*>(p), _MM_HINT_T1);
+        simd::prefetch<simd::locality::l2>(reinterpret_cast<const char*>(p));
       }
     }
   };
@@ -168,7 +167,7 @@ void backward_lane_vectors(const T* y, const T* dy, T* dx, dim_t len, dim_t stri
   // The second sweep over axis steps [a0, a1), with the group's sums in sum[].
   auto store_dx = [&](dim_t a0, dim_t a1) __attribute__((always_inline)) {
     F sum_f32[NV];
-    for (int v = 0; v < NV; ++v) sum_f32[v] = narrow<A>(sum[v].lo, sum[v].hi);
+    for (int v = 0; v < NV; ++v) sum_f32[v] = simd::narrow_to_f32<A>(sum[v].lo, sum[v].hi);
     const simd::scaled_exp_f64<A> exp_f64(1.0);
     for (dim_t a = a0; a < a1; ++a) {
       const dim_t o = a * stride;
@@ -317,7 +316,7 @@ void backward_interleaved(const kernel_args& k, dim_t base, dim_t part_begin = 0
                       __attribute__((always_inline)) {
     const D sum_lo = D::load_unaligned(pattern);
     const D sum_hi = D::load_unaligned(pattern + D::size);
-    const F sum_f32 = narrow<A>(sum_lo, sum_hi);
+    const F sum_f32 = simd::narrow_to_f32<A>(sum_lo, sum_hi);
     const simd::scaled_exp_f64<A> exp_f64(1.0);
     auto dx_of = [&](F d, F u) __attribute__((always_inline)) {
       return strided_dx<A, kLog>(d, u, sum_f32, exp_f64, [&] { return std::pair{sum_lo, sum_hi}; });
@@ -413,7 +412,6 @@ void backward_strided(const kernel_args& k, dim_t begin, dim_t end) {
   }
 }
 
-}  // namespace
-}  // namespace tessera::softmax_internal
+}  // namespace tessera::softmax_internal::TESSERA_ISA_NS
 
 #endif  // TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_BACKWARD_STRIDED_H_

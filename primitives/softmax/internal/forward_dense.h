@@ -16,8 +16,7 @@
 #include "tessera/primitives/softmax/internal/kernel_math.h"
 #include "xsimd/xsimd.hpp"
 
-namespace tessera::softmax_internal {
-namespace {
+namespace tessera::softmax_internal::TESSERA_ISA_NS {
 
 // Whether forward_four_rows takes rows of geometry g: runs of whole vectors, at most one cache
 // line each (nChw16c along C: one vector on avx512bw, two on avx2, four on sse4_2; nChw8c).
@@ -131,10 +130,10 @@ void forward_four_rows(const kernel_args& k, dim_t row0, bool prefetch_next) {
         const dim_t bytes = walk.off * dim_t{sizeof(S)};
         const dim_t dst_bytes = walk.off * dim_t{sizeof(D)};
         for (int j = 0; j < R; ++j) {
-          _mm_prefetch(next_src[j] + bytes, _MM_HINT_T1);
-          _mm_prefetch(next_src[j] + bytes + run_last, _MM_HINT_T1);
-          _mm_prefetch(next_dst[j] + dst_bytes, _MM_HINT_T1);
-          _mm_prefetch(next_dst[j] + dst_bytes + dst_run_last, _MM_HINT_T1);
+          simd::prefetch<simd::locality::l2>(next_src[j] + bytes);
+          simd::prefetch<simd::locality::l2>(next_src[j] + bytes + run_last);
+          simd::prefetch<simd::locality::l2>(next_dst[j] + dst_bytes);
+          simd::prefetch<simd::locality::l2>(next_dst[j] + dst_bytes + dst_run_last);
         }
       }
       for (int j = 0; j < R; ++j) {
@@ -830,7 +829,6 @@ void forward_dense(const kernel_args& k, dim_t begin, dim_t end) {
   else forward_dense_rows<A, S, D, false>(k, begin, end);
 }
 
-}  // namespace
-}  // namespace tessera::softmax_internal
+}  // namespace tessera::softmax_internal::TESSERA_ISA_NS
 
 #endif  // TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_FORWARD_DENSE_H_

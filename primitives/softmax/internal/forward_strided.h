@@ -14,8 +14,7 @@
 #include "tessera/primitives/softmax/internal/kernel_math.h"
 #include "xsimd/xsimd.hpp"
 
-namespace tessera::softmax_internal {
-namespace {
+namespace tessera::softmax_internal::TESSERA_ISA_NS {
 
 // ---- forward, axis strided with few lanes: several axis positions per vector ---------------
 
@@ -250,10 +249,10 @@ struct next_group {
   void prefetch(dim_t a, int steps) const {
     if (src == nullptr) return;
     for (dim_t b = a * step_bytes, e = (a + steps) * step_bytes; b < e; b += 64) {
-      _mm_prefetch(src + b, _MM_HINT_T1);
+      simd::prefetch<simd::locality::l2>(src + b);
     }
     for (dim_t b = a * dst_step_bytes, e = (a + steps) * dst_step_bytes; b < e; b += 64) {
-      _mm_prefetch(dst + b, _MM_HINT_T1);
+      simd::prefetch<simd::locality::l2>(dst + b);
     }
   }
 };
@@ -634,7 +633,6 @@ void forward_strided(const kernel_args& k, dim_t begin, dim_t end) {
   return forward_strided_as<A, false, S, D>(k, begin, end);
 }
 
-}  // namespace
-}  // namespace tessera::softmax_internal
+}  // namespace tessera::softmax_internal::TESSERA_ISA_NS
 
 #endif  // TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_FORWARD_STRIDED_H_
