@@ -1,8 +1,8 @@
 // The softmax kernels, written once against xsimd and instantiated per ISA by vector_kernels.cc
 // (simd/build_defs.bzl: tessera_isa_kernels). Include only from there: it carries the ISA flags.
-// The kernels themselves: forward_dense.h, forward_strided.h, backward_dense.h, backward_strided.h
-// (shared arithmetic
-// in kernel_math.h); this file holds the per-ISA tables of them.
+// The kernels themselves: forward_dense.h and forward_strided.h (each the driver of the row
+// kernels in the forward_*.h files it includes), backward_dense.h, backward_strided.h (shared
+// arithmetic in kernel_math.h); this file holds the per-ISA tables of them.
 #ifndef TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_VECTOR_KERNELS_IMPL_H_
 #define TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_VECTOR_KERNELS_IMPL_H_
 
