@@ -28,53 +28,58 @@ namespace tessera::softmax_internal::TESSERA_ISA_NS {
 // kLog is a template parameter, as in sweep_lane_vectors: as a run-time flag it leaves a branch
 // and the count of maxima in every softmax step of the exp sweep (30000x8, 1 thread, hot: that
 // sweep then takes most of the time).
+// One interleaved group and the steps over it. The group's steps are forced inline, as the
+// lambdas they were: each is called from several places (per exp, whole or split group).
 template <class A, bool kLog, class S, class D>
-void forward_interleaved(const kernel_args& k, dim_t base, dim_t part_begin = 0,
-                         dim_t part_end = 1) {
+struct interleaved_group {
   using F = vf<A>;
-  constexpr int W = kWidth<A>;
-  const int lanes = static_cast<int>(k.strided.lanes);
-  const dim_t n = k.strided.len * k.strided.lanes;
-  const bool inf_as_zero = k.alg == softmax_alg::softmax_inf_as_zero;
+  static constexpr int W = kWidth<A>;
   // f32 softmax keeps exp(x - max) in dst between the exp sweep and the normalising one.
-  constexpr bool keep = std::is_same_v<D, float> && !kLog;
-  const float neg_inf = -std::numeric_limits<float>::infinity();
-  const S* src = static_cast<const S*>(k.in0) + base;
-  D* dst = static_cast<D*>(k.out) + base;
-  const axis_split& split = k.split;
-  const bool is_split = split.parts > 0;
+  static constexpr bool keep = std::is_same_v<D, float> && !kLog;
+
+  const S* src;
+  D* dst;
+  int lanes;
+  dim_t n;
+  bool inf_as_zero;
+  const axis_split& split;
+  // The exp: a lanes_exp where it accepts every lane's range (the same choice in every part:
+  // all merge the same ranges), else exp_diff.
+  std::optional<lanes_exp<A>> fast;
+
   // Elements [e0, e1) of part p: whole vectors but for the group's tail.
-  auto part_range = [&](dim_t p, dim_t& e0, dim_t& e1) {
-    if (!is_split) {
+  [[gnu::always_inline]] void part_range(dim_t p, dim_t& e0, dim_t& e1) const {
+    if (split.parts == 0) {
       e0 = 0, e1 = n;
       return;
     }
     e0 = p * split.part_len * lanes;
     e1 = std::min(n, (p + 1) * split.part_len * lanes);
-  };
+  }
   // A per-lane value repeated over a vector's W / lanes copies of the lanes.
-  auto repeat_lanes = [&](float (&pat)[W]) {
+  [[gnu::always_inline]] F repeat_lanes(float (&pat)[W]) const {
     for (int i = lanes; i < W; ++i) pat[i] = pat[i % lanes];
     return F::load_aligned(pat);
-  };
+  }
 
-  // The exp: a lanes_exp where it accepts every lane's range (the same choice in every part:
-  // all merge the same ranges), else exp_diff. with_exp(f) calls f with it.
   // softmax_inf_as_zero settles the all -Inf lanes' max first (settle_all_minus_inf).
-  std::optional<lanes_exp<A>> fast;
-  auto choose_exp = [&](F& m, F lo) {
+  [[gnu::always_inline]] void choose_exp(F& m, F lo) {
     if (inf_as_zero) m = settle_all_minus_inf<A>(m);
     if constexpr (kHasLanesExp<A>) fast = make_lanes_exp<A>(m, lo);
-  };
-  auto with_exp = [&](F m, auto&& f) {
+  }
+  // f(exp_of) with the chosen exp.
+  template <class Fn>
+  [[gnu::always_inline]] void with_exp(F m, Fn&& f) const {
     if constexpr (kHasLanesExp<A>) {
       if (fast) return f([&](F x) { return (*fast)(x); });
     }
     return f([&](F x) { return exp_diff<A>(x, m); });
-  };
+  }
 
   // Per lane: the max and (where a lanes_exp may be chosen) the min over [e0, e1).
-  auto range_of = [&](dim_t e0, dim_t e1, float (&max_pat)[W], float (&min_pat)[W]) {
+  [[gnu::always_inline]] void range_of(dim_t e0, dim_t e1, float (&max_pat)[W],
+                                       float (&min_pat)[W]) const {
+    const float neg_inf = -std::numeric_limits<float>::infinity();
     const dim_t full = e1 - (e1 - e0) % W;
     const int tail = static_cast<int>(e1 - full);
     F mv(neg_inf), lv(-neg_inf);
@@ -97,12 +102,15 @@ void forward_interleaved(const kernel_args& k, dim_t base, dim_t part_begin = 0,
         min_pat[j] = std::min(min_pat[j], min_pat[c]);
       }
     }
-  };
+  }
+
   // Per lane: the sum of the exps that are not at the max (times the lanes_exp's to_c) and the
   // count of maxima, over [e0, e1). Four vectors a step, their terms added pairwise in f32 and
   // widened once, as the other sweeps do: one f64 addition per vector made a chain of dependent
   // additions the length of the group.
-  auto sums_of = [&](auto&& exp_of, dim_t e0, dim_t e1, F m, row_total (&t)[W]) {
+  template <class ExpOf>
+  [[gnu::always_inline]] void sums_of(ExpOf&& exp_of, dim_t e0, dim_t e1, F m,
+                                      row_total (&t)[W]) const {
     const dim_t full = e1 - (e1 - e0) % W;
     const int tail = static_cast<int>(e1 - full);
     split_sum<A> acc;
@@ -134,6 +142,10 @@ void forward_interleaved(const kernel_args& k, dim_t base, dim_t part_begin = 0,
       accumulate(::tessera::simd::select(inside, x, F(std::numeric_limits<float>::quiet_NaN())), e);
       if constexpr (keep) simd::store_f32(dst + full, e, tail);
     }
+    fold_lanes(acc, t);
+  }
+  // The vector lanes' sums folded to the group's lanes.
+  [[gnu::always_inline]] void fold_lanes(const split_sum<A>& acc, row_total (&t)[W]) const {
     double rest[W];
     double count[W];
     acc.rest.lanes(rest);
@@ -146,8 +158,10 @@ void forward_interleaved(const kernel_args& k, dim_t base, dim_t part_begin = 0,
       }
       if (kLog && fast) t[j].rest *= fast->to_c(j);
     }
-  };
-  auto normalise = [&](auto&& exp_of, dim_t e0, dim_t e1, F m, F scale) {
+  }
+
+  template <class ExpOf>
+  [[gnu::always_inline]] void normalise(ExpOf&& exp_of, dim_t e0, dim_t e1, F m, F scale) const {
     const dim_t full = e1 - (e1 - e0) % W;
     const int tail = static_cast<int>(e1 - full);
     auto finish = [&](F x) {
@@ -162,17 +176,18 @@ void forward_interleaved(const kernel_args& k, dim_t base, dim_t part_begin = 0,
     }();
     for (dim_t i = e0; i < full; i += W) simd::store_f32(dst + i, finish(simd::load_f32<A>(in + i)));
     if (tail) simd::store_f32(dst + full, finish(load_partial<A>(in + full, tail, m)), tail);
-  };
-  auto scale_of = [&](const row_total (&t)[W]) {
+  }
+  [[gnu::always_inline]] F scale_of(const row_total (&t)[W]) const {
     alignas(64) float pat[W];
     for (int j = 0; j < lanes; ++j) {
       pat[j] = static_cast<float>(kLog ? t[j].log_sum() : inverse_sum(t[j].sum()));
     }
     return repeat_lanes(pat);
-  };
+  }
 
-  alignas(64) float max_pat[W], min_pat[W];
-  if (!is_split) {
+  // A whole group: the three sweeps.
+  [[gnu::always_inline]] void run_whole() {
+    alignas(64) float max_pat[W], min_pat[W];
     range_of(0, n, max_pat, min_pat);
     F m = repeat_lanes(max_pat);
     choose_exp(m, repeat_lanes(min_pat));
@@ -180,32 +195,43 @@ void forward_interleaved(const kernel_args& k, dim_t base, dim_t part_begin = 0,
     with_exp(m, [&](auto&& exp_of) { sums_of(exp_of, 0, n, m, t); });
     const F scale = scale_of(t);
     with_exp(m, [&](auto&& exp_of) { normalise(exp_of, 0, n, m, scale); });
-    return;
   }
-  dim_t e0, e1;
-  if (split.phase == 0) {
-    for (dim_t p = part_begin; p < part_end; ++p) {
-      part_range(p, e0, e1);
-      range_of(e0, e1, max_pat, min_pat);
-      std::copy_n(max_pat, lanes, split.max + p * lanes);
-      std::copy_n(min_pat, lanes, split.min + p * lanes);
+
+  // A split group's phase on parts [part_begin, part_end) (see forward_interleaved).
+  [[gnu::always_inline]] void run_phase(dim_t part_begin, dim_t part_end) {
+    alignas(64) float max_pat[W], min_pat[W];
+    dim_t e0, e1;
+    if (split.phase == 0) {
+      for (dim_t p = part_begin; p < part_end; ++p) {
+        part_range(p, e0, e1);
+        range_of(e0, e1, max_pat, min_pat);
+        std::copy_n(max_pat, lanes, split.max + p * lanes);
+        std::copy_n(min_pat, lanes, split.min + p * lanes);
+      }
+      return;
     }
-    return;
-  }
-  for (int j = 0; j < lanes; ++j) {
-    max_pat[j] = neg_inf;
-    min_pat[j] = -neg_inf;
-    for (dim_t q = 0; q < split.parts; ++q) {
-      max_pat[j] = std::max(max_pat[j], split.max[q * lanes + j]);
-      min_pat[j] = std::min(min_pat[j], split.min[q * lanes + j]);
+    const float neg_inf = -std::numeric_limits<float>::infinity();
+    for (int j = 0; j < lanes; ++j) {
+      max_pat[j] = neg_inf;
+      min_pat[j] = -neg_inf;
+      for (dim_t q = 0; q < split.parts; ++q) {
+        max_pat[j] = std::max(max_pat[j], split.max[q * lanes + j]);
+        min_pat[j] = std::min(min_pat[j], split.min[q * lanes + j]);
+      }
     }
+    F m = repeat_lanes(max_pat);
+    choose_exp(m, repeat_lanes(min_pat));
+    if (split.phase == 1) {
+      store_part_sums(part_begin, part_end, m);
+      return;
+    }
+    normalise_parts(part_begin, part_end, m);
   }
-  F m = repeat_lanes(max_pat);
-  choose_exp(m, repeat_lanes(min_pat));
-  if (split.phase == 1) {
-    // Parts in reverse order: phase 0 left the last parts' src in L2, and phase 2, going
-    // forward, then finds the first parts' src and dst there (a group larger than L2 otherwise
-    // evicts each part's lines just before the next phase reads them).
+  // Phase 1, parts in reverse order: phase 0 left the last parts' src in L2, and phase 2, going
+  // forward, then finds the first parts' src and dst there (a group larger than L2 otherwise
+  // evicts each part's lines just before the next phase reads them).
+  [[gnu::always_inline]] void store_part_sums(dim_t part_begin, dim_t part_end, F m) {
+    dim_t e0, e1;
     for (dim_t p = part_end; p-- > part_begin;) {
       part_range(p, e0, e1);
       row_total t[W];
@@ -215,21 +241,37 @@ void forward_interleaved(const kernel_args& k, dim_t base, dim_t part_begin = 0,
         split.count[p * lanes + j] = t[j].count;
       }
     }
-    return;
   }
-  row_total t[W];
-  for (int j = 0; j < lanes; ++j) {
-    t[j] = {0, 0};
-    for (dim_t q = 0; q < split.parts; ++q) {
-      t[j].rest += split.rest[q * lanes + j];
-      t[j].count += split.count[q * lanes + j];
+  // Phase 2: every part's sums merged in part order, then the call's parts normalised.
+  [[gnu::always_inline]] void normalise_parts(dim_t part_begin, dim_t part_end, F m) {
+    row_total t[W];
+    for (int j = 0; j < lanes; ++j) {
+      t[j] = {0, 0};
+      for (dim_t q = 0; q < split.parts; ++q) {
+        t[j].rest += split.rest[q * lanes + j];
+        t[j].count += split.count[q * lanes + j];
+      }
+    }
+    const F scale = scale_of(t);
+    dim_t e0, e1;
+    for (dim_t p = part_begin; p < part_end; ++p) {
+      part_range(p, e0, e1);
+      with_exp(m, [&](auto&& exp_of) { normalise(exp_of, e0, e1, m, scale); });
     }
   }
-  const F scale = scale_of(t);
-  for (dim_t p = part_begin; p < part_end; ++p) {
-    part_range(p, e0, e1);
-    with_exp(m, [&](auto&& exp_of) { normalise(exp_of, e0, e1, m, scale); });
-  }
+};
+
+template <class A, bool kLog, class S, class D>
+void forward_interleaved(const kernel_args& k, dim_t base, dim_t part_begin = 0,
+                         dim_t part_end = 1) {
+  interleaved_group<A, kLog, S, D> group{static_cast<const S*>(k.in0) + base,
+                                         static_cast<D*>(k.out) + base,
+                                         static_cast<int>(k.strided.lanes),
+                                         k.strided.len * k.strided.lanes,
+                                         k.alg == softmax_alg::softmax_inf_as_zero,
+                                         k.split};
+  if (k.split.parts > 0) group.run_phase(part_begin, part_end);
+  else group.run_whole();
 }
 
 }  // namespace tessera::softmax_internal::TESSERA_ISA_NS
