@@ -12,8 +12,7 @@
 #include "tessera/primitives/softmax/internal/kernel_math.h"
 #include "xsimd/xsimd.hpp"
 
-namespace tessera::softmax_internal {
-namespace {
+namespace tessera::softmax_internal::TESSERA_ISA_NS {
 
 // ---- backward, axis dense ----------------------------------------------------------------------
 
@@ -65,9 +64,9 @@ template <class A>
 auto logsoftmax_dx_f64_for_row(const simd::scaled_exp_f64<A>& exp_times_sum) {
   return [&exp_times_sum](vf<A> d, vf<A> v) {
     vd<A> dlo, dhi, vlo, vhi;
-    widen<A>(d, dlo, dhi);
-    widen<A>(v, vlo, vhi);
-    return narrow<A>(dlo - exp_times_sum(vlo), dhi - exp_times_sum(vhi));
+    simd::widen_to_f64<A>(d, dlo, dhi);
+    simd::widen_to_f64<A>(v, vlo, vhi);
+    return simd::narrow_to_f32<A>(dlo - exp_times_sum(vlo), dhi - exp_times_sum(vhi));
   };
 }
 
@@ -222,7 +221,6 @@ void backward_dense(const kernel_args& k, dim_t begin, dim_t end) {
   }
 }
 
-}  // namespace
-}  // namespace tessera::softmax_internal
+}  // namespace tessera::softmax_internal::TESSERA_ISA_NS
 
 #endif  // TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_BACKWARD_DENSE_H_

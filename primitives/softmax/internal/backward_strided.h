@@ -14,8 +14,7 @@
 #include "tessera/simd/math.h"
 #include "xsimd/xsimd.hpp"
 
-namespace tessera::softmax_internal {
-namespace {
+namespace tessera::softmax_internal::TESSERA_ISA_NS {
 
 // logsoftmax's dx = dy - exp(y) * sum for per-lane f64 sums (sum_lo, sum_hi: the vector's lower
 // and upper lanes), in f64 and rounded once; exp_f64 has scale 1.
@@ -23,9 +22,9 @@ template <class A>
 vf<A> logsoftmax_dx_in_f64(vf<A> d, vf<A> u, const simd::scaled_exp_f64<A>& exp_f64, vd<A> sum_lo,
                            vd<A> sum_hi) {
   vd<A> dlo, dhi, ulo, uhi;
-  widen<A>(d, dlo, dhi);
-  widen<A>(u, ulo, uhi);
-  return narrow<A>(dlo - exp_f64(ulo) * sum_lo, dhi - exp_f64(uhi) * sum_hi);
+  simd::widen_to_f64<A>(d, dlo, dhi);
+  simd::widen_to_f64<A>(u, ulo, uhi);
+  return simd::narrow_to_f32<A>(dlo - exp_f64(ulo) * sum_lo, dhi - exp_f64(uhi) * sum_hi);
 }
 
 // One vector of dx from dy = d, y = u and the lanes' sums: softmax u * (d - sum_f32);
@@ -105,43 +104,61 @@ void backward_contiguous_dx(const T* y, const T* dy, T* dx, int lanes, dim_t e0,
 // contiguous: the group is one contiguous block and this sweep holds all its lanes; the second
 // sweep is then backward_contiguous_dx.
 template <class A, class T, bool kLog, int NV, bool kPartial>
-void backward_lane_vectors(const T* y, const T* dy, T* dx, dim_t len, dim_t stride,
-                           const int (&off)[NV], int last, bool contiguous,
-                           const split_lanes& parts = {}) {
+struct backward_lane_sweep {
   static_assert(!kPartial || NV == 1);
   using F = vf<A>;
   using D = vd<A>;
-  constexpr int W = kWidth<A>;
-  auto load = [&](const T* p, int v) __attribute__((always_inline)) {
+  static constexpr int W = kWidth<A>;
+  // The contiguous second sweep's tables (built once the sums are complete).
+  static constexpr int kTable = NV * W + W;
+
+  const T* y;
+  const T* dy;
+  T* dx;
+  dim_t len;
+  dim_t stride;
+  const int (&off)[NV];
+  int last;
+  bool contiguous;
+  wide_sum<A> sum[NV];
+  alignas(64) double table_f64[kTable];
+  alignas(64) float table_f32[kTable];
+
+  [[gnu::always_inline]] backward_lane_sweep(const T* y_in, const T* dy_in, T* dx_in, dim_t n,
+                                             dim_t axis_stride, const int (&offsets)[NV],
+                                             int last_lanes, bool is_contiguous)
+      : y(y_in), dy(dy_in), dx(dx_in), len(n), stride(axis_stride), off(offsets),
+        last(last_lanes), contiguous(is_contiguous) {}
+
+  [[gnu::always_inline]] F load(const T* p, int v) const {
     if constexpr (kPartial) return load_partial<A>(p + off[v], last, 0.f);
     else return simd::load_f32<A>(p + off[v]);
-  };
+  }
 
-  wide_sum<A> sum[NV];
   // dx's lines of this sweep's lanes into L2 while the first sweep reads y and dy: the second
   // sweep's stores otherwise wait for each line's read for ownership from L3 or memory.
-  const dim_t dx_end = off[NV - 1] + (kPartial ? last : W);
-  auto fetch_dx = [&](dim_t a0, dim_t a1) __attribute__((always_inline)) {
+  [[gnu::always_inline]] void fetch_dx(dim_t a0, dim_t a1) const {
     if (contiguous) {
       // The steps are back to back: each line once, in one pass.
       const auto end = reinterpret_cast<std::uintptr_t>(dx + a1 * stride);
       for (auto p = reinterpret_cast<std::uintptr_t>(dx + a0 * stride) & ~std::uintptr_t{63};
            p < end; p += 64) {
-        _mm_prefetch(reinterpret_cast<const char*>(p), _MM_HINT_T1);
+        simd::prefetch<simd::locality::l2>(reinterpret_cast<const char*>(p));
       }
       return;
     }
+    const dim_t dx_end = off[NV - 1] + (kPartial ? last : W);
     for (dim_t a = a0; a < a1; ++a) {
       const T* step = dx + a * stride;
       const auto end = reinterpret_cast<std::uintptr_t>(step + dx_end);
       for (auto p = reinterpret_cast<std::uintptr_t>(step + off[0]) & ~std::uintptr_t{63}; p < end;
            p += 64) {
-        _mm_prefetch(reinterpret_cast<const char*>(p), _MM_HINT_T1);
+        simd::prefetch<simd::locality::l2>(reinterpret_cast<const char*>(p));
       }
     }
-  };
+  }
   // The first sweep over axis steps [a0, a1), into sum[].
-  auto add_sums = [&](dim_t a0, dim_t a1) __attribute__((always_inline)) {
+  [[gnu::always_inline]] void add_sums(dim_t a0, dim_t a1) {
     dim_t a = a0;
     for (; a + 4 <= a1; a += 4) {
       fetch_dx(a, a + 4);
@@ -164,11 +181,11 @@ void backward_lane_vectors(const T* y, const T* dy, T* dx, dim_t len, dim_t stri
         else sum[v].add_product(d, load(y + a * stride, v));
       }
     }
-  };
+  }
   // The second sweep over axis steps [a0, a1), with the group's sums in sum[].
-  auto store_dx = [&](dim_t a0, dim_t a1) __attribute__((always_inline)) {
+  [[gnu::always_inline]] void store_dx(dim_t a0, dim_t a1) {
     F sum_f32[NV];
-    for (int v = 0; v < NV; ++v) sum_f32[v] = narrow<A>(sum[v].lo, sum[v].hi);
+    for (int v = 0; v < NV; ++v) sum_f32[v] = simd::narrow_to_f32<A>(sum[v].lo, sum[v].hi);
     const simd::scaled_exp_f64<A> exp_f64(1.0);
     for (dim_t a = a0; a < a1; ++a) {
       const dim_t o = a * stride;
@@ -182,70 +199,77 @@ void backward_lane_vectors(const T* y, const T* dy, T* dx, dim_t len, dim_t stri
         else simd::store_f32(dx + o + off[v], r[v]);
       }
     }
-  };
-
-  // The contiguous second sweep's tables (built once the sums are complete).
-  constexpr int kTable = NV * W + W;
-  alignas(64) double table_f64[kTable];
-  alignas(64) float table_f32[kTable];
+  }
   // Forced inline, as the sweeps: as calls they take sum[] by address, and the first sweep then
   // keeps its sums in memory (stored every step).
-  auto fill_tables = [&]() __attribute__((always_inline)) {
+  [[gnu::always_inline]] void fill_tables() {
     const int lanes = static_cast<int>(stride);
     for (int v = 0; v < NV; ++v) sum[v].lanes(table_f64 + off[v]);
     for (int j = lanes; j < lanes + W; ++j) table_f64[j] = table_f64[j - lanes];
     for (int j = 0; j < lanes + W; ++j) table_f32[j] = static_cast<float>(table_f64[j]);
-  };
-  auto second_sweep = [&](dim_t a0, dim_t a1) __attribute__((always_inline)) {
+  }
+  [[gnu::always_inline]] void second_sweep(dim_t a0, dim_t a1) {
     if (contiguous) {
       backward_contiguous_dx<A, T, kLog>(y, dy, dx, static_cast<int>(stride), a0 * stride,
                                          a1 * stride, table_f64, table_f32);
     } else {
       store_dx(a0, a1);
     }
-  };
+  }
 
-  if (parts.split == nullptr) {
+  [[gnu::always_inline]] void run_whole() {
     add_sums(0, len);
     if (contiguous) fill_tables();
     second_sweep(0, len);
-    return;
   }
-  const axis_split& split = *parts.split;
-  const int used = kPartial ? last : W;  // lanes of each vector that belong to the group
-  auto steps_of = [&](dim_t part, dim_t& a0, dim_t& a1) {
-    a0 = part * split.part_len;
-    a1 = std::min(len, a0 + split.part_len);
-  };
-  if (split.phase == 0) {
-    for (dim_t part = parts.part_begin; part < parts.part_end; ++part) {
+
+  // A split group's phase (see backward_lane_vectors).
+  [[gnu::always_inline]] void run_phase(const split_lanes& parts) {
+    const axis_split& split = *parts.split;
+    const int used = kPartial ? last : W;  // lanes of each vector that belong to the group
+    auto steps_of = [&](dim_t part, dim_t& a0, dim_t& a1) {
+      a0 = part * split.part_len;
+      a1 = std::min(len, a0 + split.part_len);
+    };
+    if (split.phase == 0) {
+      for (dim_t part = parts.part_begin; part < parts.part_end; ++part) {
+        dim_t a0, a1;
+        steps_of(part, a0, a1);
+        for (int v = 0; v < NV; ++v) sum[v] = {};
+        add_sums(a0, a1);
+        for (int v = 0; v < NV; ++v) {
+          double lane_sum[W];
+          sum[v].lanes(lane_sum);
+          std::copy_n(lane_sum, used, split.rest + parts.at(part, off[v]));
+        }
+      }
+      return;
+    }
+    for (int v = 0; v < NV; ++v) {
+      alignas(64) double lane_sum[W] = {};  // lanes past `used`: never stored
+      for (int i = 0; i < used; ++i) {
+        for (dim_t q = 0; q < split.parts; ++q) lane_sum[i] += split.rest[parts.at(q, off[v]) + i];
+      }
+      sum[v].lo = D::load_aligned(lane_sum);
+      sum[v].hi = D::load_aligned(lane_sum + D::size);
+    }
+    if (contiguous) fill_tables();
+    // Last part first: phase 0 left its y and dy in L2.
+    for (dim_t part = parts.part_end; part-- > parts.part_begin;) {
       dim_t a0, a1;
       steps_of(part, a0, a1);
-      for (int v = 0; v < NV; ++v) sum[v] = {};
-      add_sums(a0, a1);
-      for (int v = 0; v < NV; ++v) {
-        double lane_sum[W];
-        sum[v].lanes(lane_sum);
-        std::copy_n(lane_sum, used, split.rest + parts.at(part, off[v]));
-      }
+      second_sweep(a0, a1);
     }
-    return;
   }
-  for (int v = 0; v < NV; ++v) {
-    alignas(64) double lane_sum[W] = {};  // lanes past `used`: never stored
-    for (int i = 0; i < used; ++i) {
-      for (dim_t q = 0; q < split.parts; ++q) lane_sum[i] += split.rest[parts.at(q, off[v]) + i];
-    }
-    sum[v].lo = D::load_aligned(lane_sum);
-    sum[v].hi = D::load_aligned(lane_sum + D::size);
-  }
-  if (contiguous) fill_tables();
-  // Last part first: phase 0 left its y and dy in L2.
-  for (dim_t part = parts.part_end; part-- > parts.part_begin;) {
-    dim_t a0, a1;
-    steps_of(part, a0, a1);
-    second_sweep(a0, a1);
-  }
+};
+
+template <class A, class T, bool kLog, int NV, bool kPartial>
+void backward_lane_vectors(const T* y, const T* dy, T* dx, dim_t len, dim_t stride,
+                           const int (&off)[NV], int last, bool contiguous,
+                           const split_lanes& parts = {}) {
+  backward_lane_sweep<A, T, kLog, NV, kPartial> sweep(y, dy, dx, len, stride, off, last, contiguous);
+  if (parts.split == nullptr) sweep.run_whole();
+  else sweep.run_phase(parts);
 }
 
 // An interleaved group (strided_is_interleaved: fewer lanes than a vector, dividing it, the axis
@@ -317,7 +341,7 @@ void backward_interleaved(const kernel_args& k, dim_t base, dim_t part_begin = 0
                       __attribute__((always_inline)) {
     const D sum_lo = D::load_unaligned(pattern);
     const D sum_hi = D::load_unaligned(pattern + D::size);
-    const F sum_f32 = narrow<A>(sum_lo, sum_hi);
+    const F sum_f32 = simd::narrow_to_f32<A>(sum_lo, sum_hi);
     const simd::scaled_exp_f64<A> exp_f64(1.0);
     auto dx_of = [&](F d, F u) __attribute__((always_inline)) {
       return strided_dx<A, kLog>(d, u, sum_f32, exp_f64, [&] { return std::pair{sum_lo, sum_hi}; });
@@ -413,7 +437,6 @@ void backward_strided(const kernel_args& k, dim_t begin, dim_t end) {
   }
 }
 
-}  // namespace
-}  // namespace tessera::softmax_internal
+}  // namespace tessera::softmax_internal::TESSERA_ISA_NS
 
 #endif  // TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_BACKWARD_STRIDED_H_

@@ -12,8 +12,6 @@
 #ifndef TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_KERNEL_MATH_H_
 #define TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_KERNEL_MATH_H_
 
-#include <immintrin.h>
-
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -28,13 +26,15 @@
 #include "tessera/simd/convert.h"
 #include "tessera/simd/select.h"
 #include "tessera/simd/math.h"
+#include "tessera/simd/memory.h"
+#include "tessera/simd/per_isa.h"
 #include "tessera/simd/reduce.h"
 #include "tessera/simd/tail.h"
+#include "tessera/simd/widen.h"
 #include "tessera/primitives/softmax/internal/kernel_args.h"
 #include "xsimd/xsimd.hpp"
 
-namespace tessera::softmax_internal {
-namespace {
+namespace tessera::softmax_internal::TESSERA_ISA_NS {
 
 template <class A>
 using vf = xsimd::batch<float, A>;
@@ -160,35 +160,6 @@ vf<A> log_diff(vf<A> x, vf<A> m, vf<A> l) {
 template <class A>
 using vd = xsimd::batch<double, A>;
 
-// f32 lanes 0..W/2-1 and W/2..W-1 as two f64 vectors, and back (rounding once).
-template <class A>
-void widen(vf<A> v, vd<A>& lo, vd<A>& hi) {
-  if constexpr (std::is_base_of_v<xsimd::avx512bw, A>) {
-    const __m512 r = v;
-    lo = _mm512_cvtps_pd(_mm512_castps512_ps256(r));
-    hi = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(r), 1)));
-  } else if constexpr (std::is_same_v<A, xsimd::avx2>) {
-    const __m256 r = v;
-    lo = _mm256_cvtps_pd(_mm256_castps256_ps128(r));
-    hi = _mm256_cvtps_pd(_mm256_extractf128_ps(r, 1));
-  } else {
-    const __m128 r = v;
-    lo = _mm_cvtps_pd(r);
-    hi = _mm_cvtps_pd(_mm_movehl_ps(r, r));
-  }
-}
-
-template <class A>
-vf<A> narrow(vd<A> lo, vd<A> hi) {
-  if constexpr (std::is_base_of_v<xsimd::avx512bw, A>) {
-    return _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)), _mm512_cvtpd_ps(hi), 1);
-  } else if constexpr (std::is_same_v<A, xsimd::avx2>) {
-    return _mm256_set_m128(_mm256_cvtpd_ps(hi), _mm256_cvtpd_ps(lo));
-  } else {
-    return _mm_movelh_ps(_mm_cvtpd_ps(lo), _mm_cvtpd_ps(hi));
-  }
-}
-
 // Sums in f64: each f32 vector is widened into two f64 vectors.
 // log(sum) must be accurate relative to itself when sum = 1 + small (logsoftmax), which a
 // compensated f32 sum does not guarantee; the widening costs two conversions per vector.
@@ -199,7 +170,7 @@ struct wide_sum {
   D hi = D(0.0);
   void add(vf<A> v) {
     D a, b;
-    widen<A>(v, a, b);
+    simd::widen_to_f64<A>(v, a, b);
     lo = lo + a;
     hi = hi + b;
   }
@@ -211,8 +182,8 @@ struct wide_sum {
   // Adds x * y exactly (a product of two f32 values fits in f64).
   void add_product(vf<A> x, vf<A> y) {
     D xa, xb, ya, yb;
-    widen<A>(x, xa, xb);
-    widen<A>(y, ya, yb);
+    simd::widen_to_f64<A>(x, xa, xb);
+    simd::widen_to_f64<A>(y, ya, yb);
     lo = lo + xa * ya;
     hi = hi + xb * yb;
   }
@@ -467,7 +438,6 @@ struct split_lanes {
   dim_t at(dim_t part, int off) const { return part * lanes + first + off; }
 };
 
-}  // namespace
-}  // namespace tessera::softmax_internal
+}  // namespace tessera::softmax_internal::TESSERA_ISA_NS
 
 #endif  // TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_KERNEL_MATH_H_

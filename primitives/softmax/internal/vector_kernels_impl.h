@@ -1,8 +1,8 @@
 // The softmax kernels, written once against xsimd and instantiated per ISA by vector_kernels.cc
 // (simd/build_defs.bzl: tessera_isa_kernels). Include only from there: it carries the ISA flags.
-// The kernels themselves: forward_dense.h, forward_strided.h, backward_dense.h, backward_strided.h
-// (shared arithmetic
-// in kernel_math.h); this file holds the per-ISA tables of them.
+// The kernels themselves: forward_dense.h and forward_strided.h (each the driver of the row
+// kernels in the forward_*.h files it includes), backward_dense.h, backward_strided.h (shared
+// arithmetic in kernel_math.h); this file holds the per-ISA tables of them.
 #ifndef TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_VECTOR_KERNELS_IMPL_H_
 #define TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_VECTOR_KERNELS_IMPL_H_
 
@@ -14,10 +14,10 @@
 #include "tessera/primitives/softmax/internal/kernel_args.h"
 #include "tessera/primitives/softmax/internal/kernel_math.h"
 #include "tessera/primitives/softmax/internal/vector_kernels.h"
+#include "tessera/simd/per_isa.h"
 
 namespace tessera::softmax_internal {
-
-// ---- the table -----------------------------------------------------------------------------
+namespace TESSERA_ISA_NS {
 
 // Calls f(T{}) for the element types this ISA vectorises; returns false for the others.
 template <class A, class F>
@@ -69,13 +69,17 @@ kernel_fn for_one_type(data_type y, data_type dy, data_type dx, Pick pick) {
   return fn;
 }
 
+}  // namespace TESSERA_ISA_NS
+
+// The tables: entry points of the per-ISA code, outside TESSERA_ISA_NS so that plan.cc names them
+// for every ISA; each instantiation differs by its Arch argument.
 template <class A>
 kernel_fn forward_dense_for(data_type s, data_type d) {
   if constexpr (simd::has_native_bf16<A>) {
     if (d != data_type::bf16) return forward_dense_for<xsimd::avx512bw>(s, d);
   }
-  return for_types<A>(s, d, [](auto st, auto dt) -> kernel_fn {
-    return &forward_dense<A, decltype(st), decltype(dt)>;
+  return TESSERA_ISA_NS::for_types<A>(s, d, [](auto st, auto dt) -> kernel_fn {
+    return &TESSERA_ISA_NS::forward_dense<A, decltype(st), decltype(dt)>;
   });
 }
 
@@ -84,8 +88,8 @@ kernel_fn forward_strided_for(data_type s, data_type d) {
   if constexpr (simd::has_native_bf16<A>) {
     if (d != data_type::bf16) return forward_strided_for<xsimd::avx512bw>(s, d);
   }
-  return for_types<A>(s, d, [](auto st, auto dt) -> kernel_fn {
-    return &forward_strided<A, decltype(st), decltype(dt)>;
+  return TESSERA_ISA_NS::for_types<A>(s, d, [](auto st, auto dt) -> kernel_fn {
+    return &TESSERA_ISA_NS::forward_strided<A, decltype(st), decltype(dt)>;
   });
 }
 
@@ -94,9 +98,9 @@ kernel_fn backward_dense_for(data_type y, data_type dy, data_type dx) {
   if constexpr (simd::has_native_bf16<A>) {
     if (dx != data_type::bf16) return backward_dense_for<xsimd::avx512bw>(y, dy, dx);
   }
-  return for_one_type<A>(y, dy, dx, [](auto t) -> kernel_fn {
+  return TESSERA_ISA_NS::for_one_type<A>(y, dy, dx, [](auto t) -> kernel_fn {
     using T = decltype(t);
-    return &backward_dense<A, T, T, T>;
+    return &TESSERA_ISA_NS::backward_dense<A, T, T, T>;
   });
 }
 
@@ -105,9 +109,9 @@ kernel_fn backward_strided_for(data_type y, data_type dy, data_type dx) {
   if constexpr (simd::has_native_bf16<A>) {
     if (dx != data_type::bf16) return backward_strided_for<xsimd::avx512bw>(y, dy, dx);
   }
-  return for_one_type<A>(y, dy, dx, [](auto t) -> kernel_fn {
+  return TESSERA_ISA_NS::for_one_type<A>(y, dy, dx, [](auto t) -> kernel_fn {
     using T = decltype(t);
-    return &backward_strided<A, T, T, T>;
+    return &TESSERA_ISA_NS::backward_strided<A, T, T, T>;
   });
 }
 
