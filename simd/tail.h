@@ -133,6 +133,22 @@ void store_partial(T* p, xsimd::batch<T, Arch> v, int count) {
   }
 }
 
+// Lanes [0, split) from low[0, split), lanes [split, size) from high[split, size): one batch
+// joined from two places, e.g. a strip's last `split` columns and its first size - split. high
+// is an address only: its lanes before `split` are never read (avx512bw: two masked loads).
+template <class Arch>
+xsimd::batch<float, Arch> load_joined(const float* low, const float* high, int split) {
+  using batch = xsimd::batch<float, Arch>;
+  if constexpr (internal::is_avx512<Arch>) {
+    const auto m = static_cast<__mmask16>(internal::low_lanes_mask(split));
+    return _mm512_mask_loadu_ps(_mm512_maskz_loadu_ps(static_cast<__mmask16>(~m), high), m, low);
+  } else {
+    alignas(64) float lanes[batch::size];
+    for (int i = 0; i < static_cast<int>(batch::size); ++i) lanes[i] = i < split ? low[i] : high[i];
+    return batch::load_aligned(lanes);
+  }
+}
+
 }  // namespace tessera::simd
 
 #endif  // TESSERA_SIMD_TAIL_H_
