@@ -41,7 +41,7 @@ template <class Arch>
 }
 
 namespace internal {
-template <bool kStream>
+template <bool kStream, class Arch>
 [[gnu::always_inline]] inline void store_quarter(float* p, __m128 x) {
   if constexpr (kStream) {
     _mm_stream_ps(p, x);
@@ -55,17 +55,17 @@ template <bool kStream, class Arch>
 [[gnu::always_inline]] inline void store_by_quarters(float* p, xsimd::batch<float, Arch> v) {
 #if defined(__AVX512F__)
   if constexpr (isa_of<Arch> == isa::avx512bw) {
-    store_quarter<kStream>(p, _mm512_castps512_ps128(v));
-    store_quarter<kStream>(p + 4, _mm512_extractf32x4_ps(v, 1));
-    store_quarter<kStream>(p + 8, _mm512_extractf32x4_ps(v, 2));
-    store_quarter<kStream>(p + 12, _mm512_extractf32x4_ps(v, 3));
+    store_quarter<kStream, Arch>(p, _mm512_castps512_ps128(v));
+    store_quarter<kStream, Arch>(p + 4, _mm512_extractf32x4_ps(v, 1));
+    store_quarter<kStream, Arch>(p + 8, _mm512_extractf32x4_ps(v, 2));
+    store_quarter<kStream, Arch>(p + 12, _mm512_extractf32x4_ps(v, 3));
     return;
   }
 #endif
 #if defined(__AVX__)
   if constexpr (isa_of<Arch> == isa::avx2) {
-    store_quarter<kStream>(p, _mm256_castps256_ps128(v));
-    store_quarter<kStream>(p + 4, _mm256_extractf128_ps(v, 1));
+    store_quarter<kStream, Arch>(p, _mm256_castps256_ps128(v));
+    store_quarter<kStream, Arch>(p + 4, _mm256_extractf128_ps(v, 1));
     return;
   }
 #endif
@@ -106,7 +106,7 @@ template <class Arch>
 template <class Arch>
 [[gnu::always_inline]] inline void stream_line_copy(void* to, const void* from) {
 #if defined(__SSE2__)
-  if constexpr (std::is_base_of_v<xsimd::sse2, Arch>) {
+  if constexpr (internal::is_x86<Arch>) {
     const auto* line = static_cast<const __m128i*>(from);
     auto* out = static_cast<__m128i*>(to);
     for (int k = 0; k < 4; ++k) _mm_stream_si128(out + k, _mm_load_si128(line + k));

@@ -54,10 +54,12 @@ inline xsimd::batch<uint16_t, Arch> pack_low_words(xsimd::batch<I, Arch> lo,
 }
 
 // What two saturating packs (32 -> 16 -> 8 bits, signed or unsigned as D) make of one lane.
-template <class D>
+// (On Arch too, as every helper here: one symbol per ISA, see simd/per_isa.h.)
+template <class D, class Arch>
 inline D saturate_twice(int32_t x) {
   if constexpr (std::is_same_v<D, int8_t>) {
-    return static_cast<int8_t>(std::clamp<int32_t>(std::clamp<int32_t>(x, -32768, 32767), -128, 127));
+    return static_cast<int8_t>(
+        std::clamp<int32_t>(std::clamp<int32_t>(x, -32768, 32767), -128, 127));
   } else {
     // packus 32 -> 16 clamps to [0, 65535]; packus 16 -> 8 reads those words as signed.
     const auto word = static_cast<int16_t>(static_cast<uint16_t>(std::clamp<int32_t>(x, 0, 65535)));
@@ -73,7 +75,7 @@ inline xsimd::batch<int32_t, Arch> pack_rows4_transposed(const xsimd::batch<int3
   alignas(64) D out[4 * n];
   for (size_t b = 0; b < n; b += 4) {
     for (size_t k = 0; k < 4; ++k) {
-      for (size_t j = 0; j < 4; ++j) out[4 * b + 4 * k + j] = saturate_twice<D>(in[j][b + k]);
+      for (size_t j = 0; j < 4; ++j) out[4 * b + 4 * k + j] = saturate_twice<D, Arch>(in[j][b + k]);
     }
   }
   alignas(64) int32_t packed[n];
@@ -135,9 +137,9 @@ template <class I, class Arch>
 #if defined(__AVX512BW__)
   if constexpr (isa_of<Arch> == isa::avx512bw) {
     // Word j of the result: word 2j of lo:hi (the low half of 32-bit lane j).
-    const __m512i even_words = _mm512_set_epi16(62, 60, 58, 56, 54, 52, 50, 48, 46, 44, 42, 40,
-                                                38, 36, 34, 32, 30, 28, 26, 24, 22, 20, 18, 16,
-                                                14, 12, 10, 8, 6, 4, 2, 0);
+    const __m512i even_words =
+        _mm512_set_epi16(62, 60, 58, 56, 54, 52, 50, 48, 46, 44, 42, 40, 38, 36, 34, 32, 30, 28, 26,
+                         24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
     const __m512i a = xsimd::bitwise_cast<xsimd::batch<int32_t, Arch>>(lo);
     const __m512i b = xsimd::bitwise_cast<xsimd::batch<int32_t, Arch>>(hi);
     return _mm512_permutex2var_epi16(a, even_words, b);
@@ -160,8 +162,8 @@ template <class D, class Arch>
   if constexpr (isa_of<Arch> == isa::avx512bw) {
     // Within each 128-bit lane the packs leave 4 rows x 4 columns as bytes 4 * row + column;
     // this makes them 4 * column + row.
-    const __m512i columns_of_rows = _mm512_broadcast_i32x4(
-        _mm_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15));
+    const __m512i columns_of_rows =
+        _mm512_broadcast_i32x4(_mm_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15));
     const __m512i w0 = rows[0], w1 = rows[1], w2 = rows[2], w3 = rows[3];
     __m512i b;
     if constexpr (kSigned) {
@@ -175,8 +177,8 @@ template <class D, class Arch>
 #if defined(__AVX2__)
   if constexpr (isa_of<Arch> == isa::avx2) {
     const __m256i columns_of_rows =
-        _mm256_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15, 0, 4, 8, 12, 1, 5,
-                         9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+        _mm256_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15, 0, 4, 8, 12, 1, 5, 9,
+                         13, 2, 6, 10, 14, 3, 7, 11, 15);
     const __m256i w0 = rows[0], w1 = rows[1], w2 = rows[2], w3 = rows[3];
     __m256i b;
     if constexpr (kSigned) {

@@ -32,6 +32,12 @@ template <class Arch>
 inline constexpr bool is_avx512 = std::is_base_of_v<xsimd::avx512bw, Arch>;
 template <class Arch>
 inline constexpr bool is_avx2 = std::is_base_of_v<xsimd::avx2, Arch> && !is_avx512<Arch>;
+// Any x86 Arch: every one has SSE2's registers. (xsimd's avx and avx512f archs derive from
+// generic, not from its sse archs.)
+template <class Arch>
+inline constexpr bool is_x86 = std::is_base_of_v<xsimd::sse2, Arch> ||
+                               std::is_base_of_v<xsimd::avx, Arch> ||
+                               std::is_base_of_v<xsimd::avx512f, Arch>;
 
 // Mask of the first `count` lanes (count <= 64).
 inline uint64_t low_lanes_mask(int count) {

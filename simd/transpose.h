@@ -19,6 +19,7 @@
 #include <cstring>
 
 #include "tessera/simd/arch.h"
+#include "tessera/simd/tail.h"
 #include "xsimd/xsimd.hpp"
 
 namespace tessera::simd {
@@ -64,7 +65,7 @@ inline xsimd::batch<float, Arch> load_halves(const float* lo, const float* hi) {
 }
 
 // A kN x kN tile of T: row i at src + i * src_ld, column i written to dst_row(i)[0, kN).
-template <int kN, class T, class DstRow>
+template <class Arch, int kN, class T, class DstRow>
 inline void transpose_tile(const T* src, int64_t src_ld, const DstRow& dst_row) {
   for (int i = 0; i < kN; ++i) {
     T* out = dst_row(i);
@@ -77,7 +78,7 @@ inline void transpose_tile(const T* src, int64_t src_ld, const DstRow& dst_row) 
 namespace internal {
 
 template <class Arch>
-inline constexpr bool has_sse2_tiles = std::is_base_of_v<xsimd::sse2, Arch>;
+inline constexpr bool has_sse2_tiles = is_x86<Arch>;
 
 #if defined(__AVX512F__)
 // Transposes 16 registers of 16 32-bit lanes in place. (Templates on Arch, here and below: a
@@ -260,7 +261,7 @@ template <class Arch, class DstRow>
     return;
   }
 #endif
-  portable::transpose_tile<16>(src, src_ld, dst_row);
+  portable::transpose_tile<Arch, 16>(src, src_ld, dst_row);
 }
 
 // An 8 x 8 tile of 16-bit elements: row i at src + i * src_ld, column i at dst_row(i)[0, 8).
@@ -273,7 +274,7 @@ template <class Arch, class DstRow>
     return;
   }
 #endif
-  portable::transpose_tile<8>(src, src_ld, dst_row);
+  portable::transpose_tile<Arch, 8>(src, src_ld, dst_row);
 }
 
 }  // namespace tessera::simd

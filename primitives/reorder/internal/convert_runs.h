@@ -317,8 +317,8 @@ void convert_run(const void* src_v, void* dst_v, int64_t n, const quant_ptrs& q,
 // quant_lanes and store_from_f32; partial ones through a local row, so nothing past pn is
 // touched (with the sum post-op, the old values are read first).
 template <class Arch, class S, class D>
-[[gnu::always_inline]] inline void store_converted_column(f32x<Arch> column, D* out, int rn,
-                                                          int pn, const quant_lanes<Arch>& lanes,
+[[gnu::always_inline]] inline void store_converted_column(f32x<Arch> column, D* out, int rn, int pn,
+                                                          const quant_lanes<Arch>& lanes,
                                                           const quant_ptrs& q) {
   constexpr int kLanes = f32x<Arch>::size;
   f32x<Arch> x = column;
@@ -337,11 +337,11 @@ template <class Arch, class S, class D>
   }
 }
 
-// Four rows x cn columns (cn <= the batch's lanes) of a 32-bit source quantized and converted to 8-bit lanes,
-// packed into one register: dword k of 128-bit lane l holds column 4l + k of rows 0..3, byte j
-// row j. The lanes are converted in src order, before any transpose (the quantization is
-// common), exactly as store_from_f32 converts them: NaN to the type's NaN value and saturation by
-// f32 min/max (vminps and vmaxps return their second operand when the first is NaN), cvtps2dq
+// Four rows x cn columns (cn <= the batch's lanes) of a 32-bit source quantized and converted to
+// 8-bit lanes, packed into one register: dword k of 128-bit lane l holds column 4l + k of rows
+// 0..3, byte j row j. The lanes are converted in src order, before any transpose (the quantization
+// is common), exactly as store_from_f32 converts them: NaN to the type's NaN value and saturation
+// by f32 min/max (vminps and vmaxps return their second operand when the first is NaN), cvtps2dq
 // rounding half to even, and values below -2^31 (cvtps2dq's 0x80000000) to -128 by the
 // saturating packs. Packing four rows into one register and transposing 4-byte groups takes a
 // quarter of the shuffles of four f32 tile transposes followed by four narrowing stores.
@@ -365,7 +365,7 @@ template <class Arch, class S, class D, class Lanes>
     }
     x = lanes.apply(x, static_cast<const D*>(nullptr));  // no sum: nothing read
     if constexpr (!kSigned) x = xsimd::max(x, zero);     // NaN -> 0
-    x = xsimd::min(x, hi);                                // NaN -> 127 (s8)
+    x = xsimd::min(x, hi);                               // NaN -> 127 (s8)
     w[j] = xsimd::nearbyint_as_int(x);
   }
   return simd::pack_rows4_transposed<D>(w);

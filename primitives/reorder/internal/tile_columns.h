@@ -80,7 +80,8 @@ class band_prefetcher {
   int64_t total() const { return rows_left_ * lines_; }
   void next(int64_t n) {
     for (; n > 0 && rows_left_ > 0; --n) {
-      simd::prefetch<simd::locality::l2>(reinterpret_cast<const void*>(row_ / 64 * 64 + 64 * line_));
+      simd::prefetch<simd::locality::l2>(
+          reinterpret_cast<const void*>(row_ / 64 * 64 + 64 * line_));
       if (++line_ == lines_) line_ = 0, row_ += row_step_, --rows_left_;
     }
   }

@@ -93,8 +93,8 @@ bool transpose_line_bands_streamed(const T* src, int64_t src_ld, T* dst,
           for (int64_t r = 0; r < kLineRows; ++r) {
             const T* line = from + r * src_ld + c0;
             if (tall) {  // the same line of the next band, as an address (it may be past the end)
-              simd::prefetch<simd::locality::l1>(
-                  reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(line) + next_band_bytes));
+              simd::prefetch<simd::locality::l1>(reinterpret_cast<const void*>(
+                  reinterpret_cast<uintptr_t>(line) + next_band_bytes));
             } else {
               prefetch_l2_ahead(line, kRowAheadBytes);
             }
@@ -103,10 +103,10 @@ bool transpose_line_bands_streamed(const T* src, int64_t src_ld, T* dst,
         for (int64_t r0 = 0; r0 < kLineRows; r0 += kTile) {
           if constexpr (sizeof(T) == 1) {
             transpose16x16_bytes<Arch>(from + r0 * src_ld + c0, src_ld, block + r0,
-                                 plain_tile_columns{0, kLineRows});
+                                       plain_tile_columns{0, kLineRows});
           } else {
             transpose16x16_words<Arch>(from + r0 * src_ld + c0, src_ld, block + r0,
-                                 plain_tile_columns{0, kLineRows});
+                                       plain_tile_columns{0, kLineRows});
           }
         }
         const auto col = columns_at(c0, static_cast<int>(kTile));
@@ -121,11 +121,10 @@ bool transpose_line_bands_streamed(const T* src, int64_t src_ld, T* dst,
     };
     plain_rows(bands_end, pad_rows, 0, cols);   // rows past the bands, padding
     plain_rows(0, bands_end, full_cols, cols);  // the partial column tile's other rows
-    simd::store_fence();  // streamed stores visible before the task ends
+    simd::store_fence();                        // streamed stores visible before the task ends
     return true;
   }
 }
-
 
 // transpose_tiles for a tall, narrow strip of 32-bit elements on AVX-512 (nhwc -> nchw: 3136
 // rows of 64 columns): each tile prefetches (to L1) the next row block's src lines of its
@@ -142,9 +141,8 @@ bool transpose_line_bands_streamed(const T* src, int64_t src_ld, T* dst,
 constexpr int64_t kTallL2AheadBlocks = 4;
 template <class Arch, class T, class ColumnsAt>
 [[gnu::noinline]] void transpose_tall_strip(const T* src, int64_t src_ld, T* dst,
-                                            const ColumnsAt& columns_at, int64_t rows,
-                                            int64_t cols, int64_t pad_rows, bool stream,
-                                            int64_t head) {
+                                            const ColumnsAt& columns_at, int64_t rows, int64_t cols,
+                                            int64_t pad_rows, bool stream, int64_t head) {
   constexpr int64_t kTile = tile_size<Arch, T>();
   for (int64_t r0 = 0, height = head > 0 ? head : kTile; r0 < pad_rows;
        r0 += height, height = kTile) {
@@ -175,9 +173,8 @@ template <class Arch, class T, class ColumnsAt>
 template <class Arch, class T, class ColumnsAt>
 [[gnu::always_inline]] inline void transpose_row_blocks(const T* src, int64_t src_ld, T* dst,
                                                         const ColumnsAt& columns_at, int64_t rows,
-                                                        int64_t cols, int64_t pad_rows,
-                                                        bool stream, int64_t head,
-                                                        int64_t col_head) {
+                                                        int64_t cols, int64_t pad_rows, bool stream,
+                                                        int64_t head, int64_t col_head) {
   constexpr int64_t kTile = tile_size<Arch, T>();
   constexpr bool kWraps = sizeof(T) == 4 && kRegisterTile<Arch> == 16;
   constexpr int64_t kRowsAheadBytes = 256;
@@ -208,8 +205,8 @@ template <class Arch, class T, class ColumnsAt>
           prefetch_l2_ahead(src + r * src_ld + c0, kRowsAheadBytes);
         }
       }
-      move_tile<Arch>(src, src_ld, dst, columns_at(c0, static_cast<int>(cn)), r0, height, c0,
-                      cn, rows, pad_rows, stream);
+      move_tile<Arch>(src, src_ld, dst, columns_at(c0, static_cast<int>(cn)), r0, height, c0, cn,
+                      rows, pad_rows, stream);
     }
   }
 }
@@ -251,8 +248,7 @@ template <class Arch, class T, class ColumnsAt>
   }
   if constexpr (sizeof(T) == 4 && kRegisterTile<Arch> == 8) {
     if (!banded) {
-      transpose_tiles_avx2<Arch>(src, src_ld, dst, columns_at, rows, cols, pad_rows, stream,
-                                 head);
+      transpose_tiles_avx2<Arch>(src, src_ld, dst, columns_at, rows, cols, pad_rows, stream, head);
       return;
     }
     if (stream) {
@@ -269,8 +265,7 @@ template <class Arch, class T, class ColumnsAt>
   if (banded) {
     transpose_tiles_banded<Arch>(src, src_ld, dst, columns_at, rows, cols, pad_rows, stream, head,
                                  col_head);
-  } else if (kTiles16 && col_head == 0 && rows >= 8 * kTile && cols > kTile &&
-             cols <= 4 * kTile) {
+  } else if (kTiles16 && col_head == 0 && rows >= 8 * kTile && cols > kTile && cols <= 4 * kTile) {
     transpose_tall_strip<Arch>(src, src_ld, dst, columns_at, rows, cols, pad_rows, stream, head);
   } else {
     transpose_row_blocks<Arch>(src, src_ld, dst, columns_at, rows, cols, pad_rows, stream, head,
@@ -345,8 +340,8 @@ int64_t aligning_head_avx2(const void* dst, const dst_columns& m, int64_t rows, 
 // bazel run -c opt //bench/reorder:reorder_bench -- --benchmark_filter=f32_oihw_OIhw16i16o
 constexpr int64_t kGroupedBlockCols = 256, kGroupedPrefetchBytes = 256;
 template <class Arch>
-bool grouped_strip(const float* src, int64_t src_ld, float* dst, const dst_columns& m,
-                   int64_t rows, int64_t cols, int64_t pad_rows, bool stream) {
+bool grouped_strip(const float* src, int64_t src_ld, float* dst, const dst_columns& m, int64_t rows,
+                   int64_t cols, int64_t pad_rows, bool stream) {
   constexpr int kTile = kRegisterTile<Arch>;  // columns per step: 8 (AVX2) or 16 (AVX-512)
   if (stream || rows != 16 || pad_rows != 16 || !(m.group > 0 && m.group < cols) ||
       cols % m.group != 0 || cols % kTile != 0 || cols > kGroupedBlockCols || m.group_ld > m.ld) {

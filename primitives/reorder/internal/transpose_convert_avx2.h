@@ -82,8 +82,8 @@ template <class Arch, class S, class D, class Lanes>
 }
 
 template <class Arch, class S, class D, class Lanes, class Emit>
-void convert_strip64_to_bytes_avx2(const S* src, int64_t src_ld, int64_t cols,
-                                   const Lanes& lanes, const Emit& emit) {
+void convert_strip64_to_bytes_avx2(const S* src, int64_t src_ld, int64_t cols, const Lanes& lanes,
+                                   const Emit& emit) {
   // [8-column group][row quad]; per thread, not on the stack (run_transpose's scratch is).
   thread_local std::vector<f32x<Arch>> storage(kBytes64ChunkAvx2 / 8 * 16);
   auto* block = reinterpret_cast<f32x<Arch>(*)[16]>(storage.data());
@@ -172,8 +172,7 @@ void transpose_convert_tiles8(const S* src, int64_t src_ld, D* dst, const Column
 template <class Arch, class S, class D, class ColumnsAt, class Lanes>
 [[gnu::always_inline]] inline int64_t stream_blocks64_avx2(const S* src, int64_t src_ld, D* dst,
                                                            const ColumnsAt& columns_at,
-                                                           int64_t block_rows,
-                                                           int64_t block_cols,
+                                                           int64_t block_rows, int64_t block_cols,
                                                            const Lanes& block_lanes) {
   int64_t r0 = 0;
   for (; r0 + 64 <= block_rows; r0 += 64) {
@@ -215,21 +214,24 @@ void transpose_convert_avx2(const void* src_v, int64_t src_ld, void* dst_v,
     // The row blocks, with the quantization's steps chosen once (block_lanes). Inlined in each
     // case, so that the captured loop state stays in registers.
     if constexpr (kByteBlocks) {
-      with_block_lanes(lanes, q, [&](const auto& block_lanes) __attribute__((always_inline)) {
-        int64_t r0 = 0;
-        if (stream) {
-          r0 = stream_blocks64_avx2<Arch, S>(src, src_ld, dst, columns_at, block_rows, block_cols,
-                                             block_lanes);
-        }
-        for (; r0 < block_rows; r0 += 32) {
-          for (int64_t c0 = 0; c0 < block_cols; c0 += 8) {
-            const auto col = columns_at(c0, 8);
-            f32x<Arch> out[8];
-            convert_block32_to_bytes<Arch, S, D>(src + r0 * src_ld + c0, src_ld, block_lanes, out);
-            for (int i = 0; i < 8; ++i) out[i].store_unaligned(reinterpret_cast<float*>(dst + col(i) + r0));
-          }
-        }
-      });
+      with_block_lanes(
+          lanes, q, [&](const auto& block_lanes) __attribute__((always_inline)) {
+            int64_t r0 = 0;
+            if (stream) {
+              r0 = stream_blocks64_avx2<Arch, S>(src, src_ld, dst, columns_at, block_rows,
+                                                 block_cols, block_lanes);
+            }
+            for (; r0 < block_rows; r0 += 32) {
+              for (int64_t c0 = 0; c0 < block_cols; c0 += 8) {
+                const auto col = columns_at(c0, 8);
+                f32x<Arch> out[8];
+                convert_block32_to_bytes<Arch, S, D>(src + r0 * src_ld + c0, src_ld, block_lanes,
+                                                     out);
+                for (int i = 0; i < 8; ++i)
+                  out[i].store_unaligned(reinterpret_cast<float*>(dst + col(i) + r0));
+              }
+            }
+          });
     }
     if (block_rows > 0 && block_cols < cols) {
       transpose_convert_tiles8<Arch>(src, src_ld, dst, columns_at, 0, block_rows, block_cols, cols,

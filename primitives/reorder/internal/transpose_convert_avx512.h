@@ -63,9 +63,8 @@ template <class Arch, class S, class D, class Lanes>
             simd::prefetch<simd::locality::l2>(next + (4 * (g - g0) + j) * src_ld + 16 * q);
           }
         }
-        block[q][g] = pack_row_quad_to_bytes<Arch, S, D>(src + 4 * g * src_ld + k0 + 16 * q,
-                                                         src_ld, std::min(16, kn - 16 * q),
-                                                         lanes);
+        block[q][g] = pack_row_quad_to_bytes<Arch, S, D>(src + 4 * g * src_ld + k0 + 16 * q, src_ld,
+                                                         std::min(16, kn - 16 * q), lanes);
       }
     }
   }
@@ -118,7 +117,8 @@ void transpose_convert_bytes64(const S* src, int64_t src_ld, D* dst, const Colum
                 simd::stream_store(reinterpret_cast<int32_t*>(d + col(i)), out[i]);
               }
             } else {
-              for (int i = 0; i < cn; ++i) out[i].store_unaligned(reinterpret_cast<int32_t*>(d + col(i)));
+              for (int i = 0; i < cn; ++i)
+                out[i].store_unaligned(reinterpret_cast<int32_t*>(d + col(i)));
             }
           });
     }
