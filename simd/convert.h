@@ -86,10 +86,27 @@ i32_batch<Arch> as_i32(f32_batch<Arch> v) {
   return xsimd::bitwise_cast<i32_batch<Arch>>(v);
 }
 
+// The bf16 of each lane (round half to even; NaN keeps its payload with the quiet bit set) in
+// the low 16 bits of its 32-bit lane: the format's general steps below, specialised to a format
+// that keeps f32's exponent (no subnormal step; overflow rounds into Inf on its own).
+template <class Arch>
+xsimd::batch<uint32_t, Arch> f32_to_bf16_lanes(f32_batch<Arch> x) {
+  using ub = xsimd::batch<uint32_t, Arch>;
+  const ub bits = xsimd::bitwise_cast<ub>(x);
+  const ub lsb = (bits >> 16) & ub(1u);
+  const ub rounded = (bits + ub(0x7FFFu) + lsb) >> 16;
+  const ub quiet = (bits >> 16) | ub(0x40u);  // NaN: payload kept, quiet bit set
+  const auto is_nan = (bits & ub(0x7FFFFFFFu)) > ub(0x7F800000u);
+  return ::tessera::simd::select(is_nan, quiet, rounded);
+}
+
 // f32 -> the format's bits, in integer arithmetic on the f32 bits (one rounding, half to even).
 template <class F, class Arch>
 i32_batch<Arch> f32_to_format_bits(f32_batch<Arch> v) {
   using ib = i32_batch<Arch>;
+  if constexpr (F::kExpBits == 8) {
+    return xsimd::bitwise_cast<ib>(f32_to_bf16_lanes<Arch>(v));
+  }
   const ib bits = as_i32(v);
   const ib abs = bits & ib(0x7FFFFFFF);
   const ib sign = ((bits >> 31) & ib(1)) << (F::kExpBits + F::kMantBits);
@@ -169,6 +186,13 @@ bool has_f32_denormal(f32_batch<Arch> v) {
 }
 
 }  // namespace internal
+
+// f32 -> bf16 bits (round half to even, NaN quieted with its payload) in the low 16 bits of each
+// 32-bit lane, for kernels that narrow or pack the lanes themselves (simd/narrow.h).
+template <class Arch>
+xsimd::batch<uint32_t, Arch> bf16_lanes(xsimd::batch<float, Arch> x) {
+  return internal::f32_to_bf16_lanes<Arch>(x);
+}
 
 // batch<float, Arch>::size elements of T from p, converted exactly to f32.
 template <class Arch, Element T>

@@ -32,6 +32,12 @@ template <class Arch>
 inline constexpr bool is_avx512 = std::is_base_of_v<xsimd::avx512bw, Arch>;
 template <class Arch>
 inline constexpr bool is_avx2 = std::is_base_of_v<xsimd::avx2, Arch> && !is_avx512<Arch>;
+// Any x86 Arch: every one has SSE2's registers. (xsimd's avx and avx512f archs derive from
+// generic, not from its sse archs.)
+template <class Arch>
+inline constexpr bool is_x86 = std::is_base_of_v<xsimd::sse2, Arch> ||
+                               std::is_base_of_v<xsimd::avx, Arch> ||
+                               std::is_base_of_v<xsimd::avx512f, Arch>;
 
 // Mask of the first `count` lanes (count <= 64).
 inline uint64_t low_lanes_mask(int count) {
@@ -130,6 +136,22 @@ void store_partial(T* p, xsimd::batch<T, Arch> v, int count) {
     alignas(64) T buffer[batch::size];
     v.store_aligned(buffer);
     if (count > 0) std::memcpy(p, buffer, sizeof(T) * static_cast<size_t>(count));
+  }
+}
+
+// Lanes [0, split) from low[0, split), lanes [split, size) from high[split, size): one batch
+// joined from two places, e.g. a strip's last `split` columns and its first size - split. high
+// is an address only: its lanes before `split` are never read (avx512bw: two masked loads).
+template <class Arch>
+xsimd::batch<float, Arch> load_joined(const float* low, const float* high, int split) {
+  using batch = xsimd::batch<float, Arch>;
+  if constexpr (internal::is_avx512<Arch>) {
+    const auto m = static_cast<__mmask16>(internal::low_lanes_mask(split));
+    return _mm512_mask_loadu_ps(_mm512_maskz_loadu_ps(static_cast<__mmask16>(~m), high), m, low);
+  } else {
+    alignas(64) float lanes[batch::size];
+    for (int i = 0; i < static_cast<int>(batch::size); ++i) lanes[i] = i < split ? low[i] : high[i];
+    return batch::load_aligned(lanes);
   }
 }
 
