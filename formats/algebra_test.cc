@@ -1,4 +1,5 @@
 #include "tessera/formats/algebra.h"
+#include "tessera/formats/internal/random_tag.h"
 
 #include <algorithm>
 #include <numeric>
@@ -29,14 +30,7 @@ std::vector<dim_t> Padded(const layout& l) {
 
 // Random tags: a random permutation, some dims blocked (one or two levels).
 std::string RandomTag(std::mt19937& rng, int rank) {
-  std::vector<int> perm(rank);
-  std::iota(perm.begin(), perm.end(), 0);
-  std::shuffle(perm.begin(), perm.end(), rng);
-  tag_layout t = *parse_tag(std::string(perm.begin(), perm.end()) == "" ? "a" : [&] {
-    std::string s;
-    for (int d : perm) s += static_cast<char>('a' + d);
-    return s;
-  }());
+  tag_layout t = random_plain_tag(rng, rank);
   const int nblocks = rng() % 3;
   const dim_t sizes[] = {2, 4, 8};
   for (int b = 0; b < nblocks; ++b) t = block(t, rng() % rank, sizes[rng() % 3]);

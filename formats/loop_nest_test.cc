@@ -11,6 +11,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tessera/formats/make_memory_desc.h"
+#include "tessera/formats/internal/random_tag.h"
 #include "tessera/testing/index.h"
 
 namespace tessera {
@@ -20,12 +21,7 @@ using ::testing::HasSubstr;
 
 // Random tags: a random permutation, up to three blocks of sizes that nest or do not.
 std::string RandomTag(std::mt19937& rng, int rank) {
-  std::vector<int> perm(rank);
-  std::iota(perm.begin(), perm.end(), 0);
-  std::shuffle(perm.begin(), perm.end(), rng);
-  std::string s;
-  for (int d : perm) s += static_cast<char>('a' + d);
-  tag_layout t = *parse_tag(s);
+  tag_layout t = random_plain_tag(rng, rank);
   const int nblocks = rng() % 4;
   const dim_t sizes[] = {2, 4, 8, 16, 3};
   for (int b = 0; b < nblocks; ++b) t = block(t, rng() % rank, sizes[rng() % 5]);

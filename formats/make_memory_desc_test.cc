@@ -10,6 +10,7 @@
 #include "gtest/gtest.h"
 #include "tessera/testing/index.h"
 #include "tessera/formats/algebra.h"
+#include "tessera/formats/internal/random_tag.h"
 
 namespace tessera {
 namespace {
@@ -48,12 +49,7 @@ TEST(MakeMemoryDesc, OffsetsAgreeWithTheLayoutAndTheNodes) {
 
 // Random tags: a random permutation, up to three blocks on random dims.
 tag_layout RandomTag(std::mt19937& rng, int rank) {
-  std::vector<int> perm(rank);
-  std::iota(perm.begin(), perm.end(), 0);
-  std::shuffle(perm.begin(), perm.end(), rng);
-  std::string s;
-  for (int d : perm) s += static_cast<char>('a' + d);
-  tag_layout t = *parse_tag(s);
+  tag_layout t = random_plain_tag(rng, rank);
   const dim_t sizes[] = {2, 3, 4, 8, 16};
   for (int b = static_cast<int>(rng() % 4); b > 0; --b) t = block(t, rng() % rank, sizes[rng() % 5]);
   return t;
