@@ -33,8 +33,9 @@ TEST(BindArg, NamesTheFirstRuleThatFails) {
   bound_arg b;
   EXPECT_EQ(bind_arg(exec_args{}, arg::src, md, 24, b), bind_failure::missing);
   EXPECT_EQ(b.given, nullptr);
-  EXPECT_EQ(bind_arg(exec_args{{arg::src, {other, buf}}}, arg::src, md, 24, b),
-            bind_failure::other_descriptor);
+  // b.given points into the exec_args: keep it alive while b is read.
+  const exec_args with_other{{arg::src, {other, buf}}};
+  EXPECT_EQ(bind_arg(with_other, arg::src, md, 24, b), bind_failure::other_descriptor);
   EXPECT_EQ(*b.given, other);
   // A null buffer: an error unless the descriptor spans no bytes.
   EXPECT_EQ(bind_arg(exec_args{{arg::src, {md, nullptr}}}, arg::src, md, 24, b),
