@@ -29,7 +29,8 @@ std::string dims_text(absl::Span<const dim_t> dims) { return absl::StrJoin(dims,
 
 std::string desc_text(const memory_desc& md) { return verbose_md_string(md); }
 
-// Where the kernels' accept functions (the dispatch decisions) and the create checks live.
+// The sources verbose lines name: the candidate table (dispatch lines) and the create and
+// execute checks (check lines).
 constexpr char kKernelsSource[] = "primitives/reorder/internal/kernels.cc";
 constexpr char kReorderSource[] = "primitives/reorder/reorder.cc";
 

@@ -123,6 +123,55 @@ void run_kernel(const plan& p, const gather_state& s, const exec_ctx& ctx) {
   }
 }
 
+namespace {
+
+// Lists every dst element (data and padding) of plan p once, in memory order, with the src
+// offset each takes (within int32) and, per_dim, its quantization operands' offsets; count: the
+// dst elements.
+absl::Status list_elements(const plan& p, int64_t count, bool per_dim, gather_state& s) {
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  for (const auto* boxes : {&p.nest.data, &p.nest.padding}) {
+    for (const nest_box& box : *boxes) {
+      walk(box, box.nodes.size(), 0, box.elements(), [&](const strides_t& off) {
+        lo = std::min<int64_t>(lo, off[kDst]);
+        hi = std::max<int64_t>(hi, off[kDst]);
+      });
+    }
+  }
+  if (count > 0 && hi - lo + 1 != count) {
+    return absl::FailedPreconditionError("dst elements do not fill one dense range");
+  }
+  std::vector<int32_t> table(static_cast<size_t>(count), -2);
+  std::vector<int32_t> quant(per_dim ? static_cast<size_t>(count) * kGatherQuantOperands : 0, 0);
+  bool fits = true;
+  for (const nest_box& box : p.nest.data) {
+    walk(box, box.nodes.size(), 0, box.elements(), [&](const strides_t& off) {
+      if (off[kSrc] < 0 || off[kSrc] > INT32_MAX) fits = false;
+      table[off[kDst] - lo] = static_cast<int32_t>(off[kSrc]);
+      if (!per_dim) return;
+      // Operand offsets are below the operand's element count: at most the dst's (count).
+      for (int op = kSrcScale; op <= kOscale; ++op) {
+        quant[(off[kDst] - lo) * kGatherQuantOperands + (op - kSrcScale)] =
+            static_cast<int32_t>(off[op]);
+      }
+    });
+  }
+  for (const nest_box& box : p.nest.padding) {
+    walk(box, box.nodes.size(), 0, box.elements(),
+         [&](const strides_t& off) { table[off[kDst] - lo] = -1; });
+  }
+  if (!fits) return absl::FailedPreconditionError("src offsets beyond 2^31");
+  if (std::find(table.begin(), table.end(), -2) != table.end()) {
+    return absl::FailedPreconditionError("dst elements do not fill one dense range");
+  }
+  s.src = std::move(table);
+  s.quant = std::move(quant);
+  s.dst_base = count > 0 ? lo : 0;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status accept_gather(plan& p, const vector_kernels* vk) {
   TESSERA_RETURN_IF_ERROR(need_nest(p));
   const bool per_dim = !all_quant_common(p);  // never a bit copy: that has no attributes
@@ -168,45 +217,7 @@ absl::Status accept_gather(plan& p, const vector_kernels* vk) {
       return absl::FailedPreconditionError("per-dimension attributes: no conversion through f32");
     }
   }
-  // Every dst element (data and padding) once, src offsets within int32.
-  int64_t lo = INT64_MAX, hi = INT64_MIN;
-  for (const auto* boxes : {&p.nest.data, &p.nest.padding}) {
-    for (const nest_box& box : *boxes) {
-      walk(box, box.nodes.size(), 0, box.elements(), [&](const strides_t& off) {
-        lo = std::min<int64_t>(lo, off[kDst]);
-        hi = std::max<int64_t>(hi, off[kDst]);
-      });
-    }
-  }
-  if (count > 0 && hi - lo + 1 != count) {
-    return absl::FailedPreconditionError("dst elements do not fill one dense range");
-  }
-  std::vector<int32_t> table(static_cast<size_t>(count), -2);
-  std::vector<int32_t> quant(per_dim ? static_cast<size_t>(count) * kGatherQuantOperands : 0, 0);
-  bool fits = true;
-  for (const nest_box& box : p.nest.data) {
-    walk(box, box.nodes.size(), 0, box.elements(), [&](const strides_t& off) {
-      if (off[kSrc] < 0 || off[kSrc] > INT32_MAX) fits = false;
-      table[off[kDst] - lo] = static_cast<int32_t>(off[kSrc]);
-      if (!per_dim) return;
-      // Operand offsets are below the operand's element count: at most the dst's (count).
-      for (int op = kSrcScale; op <= kOscale; ++op) {
-        quant[(off[kDst] - lo) * kGatherQuantOperands + (op - kSrcScale)] =
-            static_cast<int32_t>(off[op]);
-      }
-    });
-  }
-  for (const nest_box& box : p.nest.padding) {
-    walk(box, box.nodes.size(), 0, box.elements(),
-         [&](const strides_t& off) { table[off[kDst] - lo] = -1; });
-  }
-  if (!fits) return absl::FailedPreconditionError("src offsets beyond 2^31");
-  if (std::find(table.begin(), table.end(), -2) != table.end()) {
-    return absl::FailedPreconditionError("dst elements do not fill one dense range");
-  }
-  s.src = std::move(table);
-  s.quant = std::move(quant);
-  s.dst_base = count > 0 ? lo : 0;
+  TESSERA_RETURN_IF_ERROR(list_elements(p, count, per_dim, s));
   p.kernel = std::move(s);
   p.run_writes_padding = true;
   return absl::OkStatus();
