@@ -102,11 +102,6 @@ absl::Status check_axis(int axis, const memory_desc& md) {
   return absl::OkStatus();
 }
 
-// `any` resolved: `like`'s dims, blocks and dim order, packed densely, with type dt.
-absl::StatusOr<memory_desc> dense_like(const memory_desc& like, data_type dt) {
-  return make_dense_like(like, dt);
-}
-
 absl::Status check_forward_attr(const primitive_attr& attr) {
   if (attr.src_zero_points || attr.dst_zero_points) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -352,7 +347,7 @@ absl::StatusOr<softmax_forward> softmax_forward::create(softmax_alg alg, const m
   prob.axis = axis;
   prob.in0 = src;
   if (dst.kind() == format_kind::any) {
-    TESSERA_ASSIGN_OR_RETURN(prob.out, dense_like(src, dst.dt()));
+    TESSERA_ASSIGN_OR_RETURN(prob.out, make_dense_like(src, dst.dt()));
   } else {
     prob.out = dst;
   }
@@ -428,7 +423,7 @@ absl::StatusOr<softmax_backward> softmax_backward::create(softmax_alg alg,
   prob.in0 = dst;
   prob.in1 = diff_dst;
   if (diff_src.kind() == format_kind::any) {
-    TESSERA_ASSIGN_OR_RETURN(prob.out, dense_like(diff_dst, diff_src.dt()));
+    TESSERA_ASSIGN_OR_RETURN(prob.out, make_dense_like(diff_dst, diff_src.dt()));
   } else {
     prob.out = diff_src;
   }
