@@ -226,9 +226,9 @@ struct loop_nest {
 
 // Splits both node lists at every block boundary either one has, pairs the components, orders
 // them by destination stride and merges loops contiguous in both: after checking its inputs, the
-// normalisation of formats/loop_nest.h over the padded dims (one data box, no padding). Both must cover the same
-// padded dims, and the blocks of each dim must nest (e.g. 16 and 4, not 16 and 6); the error
-// names the dim and the sizes otherwise.
+// normalisation of formats/loop_nest.h over the padded dims (one data box, no padding). Both
+// must cover the same padded dims, and the blocks of each dim must nest (e.g. 16 and 4, not 16
+// and 6); the error names the dim and the sizes otherwise.
 absl::StatusOr<loop_nest> joint_coalesce(const node_list& src, const node_list& dst);
 
 std::string to_string(const loop_nest& nest);

@@ -1,5 +1,7 @@
 #include "tessera/primitives/reorder/internal/loop_nest.h"
 
+#include <optional>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "tessera/core/status.h"
@@ -29,12 +31,6 @@ absl::StatusOr<loop_nest> normalise(const memory_desc& src, const memory_desc& d
                                     const operand_masks& masks) {
   TESSERA_ASSIGN_OR_RETURN(const node_list src_nodes, nodes_of(src));
   TESSERA_ASSIGN_OR_RETURN(const node_list dst_nodes, nodes_of(dst));
-  const node_list* const sides[] = {&src_nodes, &dst_nodes};
-  if (std::optional<block_conflict> c = first_block_conflict(dst.rank(), sides)) {
-    return absl::UnimplementedError(absl::StrCat("dim ", c->dim, ": block products ", c->inner,
-                                                 " and ", c->outer,
-                                                 " of src and dst do not divide each other"));
-  }
   nest_operands<kOperands> ops;
   ops.space = index_space_of(dst);
   const node_list src_scale = mask_operand(dst, ops.space, masks.src_scale);
@@ -47,7 +43,16 @@ absl::StatusOr<loop_nest> normalise(const memory_desc& src, const memory_desc& d
   ops.base[kDst] = dst.offset0();
   ops.order_by = kDst;
   ops.then_by = kSrc;
-  return tessera::normalise(ops);
+  absl::StatusOr<loop_nest> nest = tessera::normalise(ops);
+  if (nest.ok()) return nest;
+  // normalise fails only on a block conflict, and the value arrays have no blocks: name the
+  // conflict between src and dst in the reorder's words.
+  const node_list* const sides[] = {&src_nodes, &dst_nodes};
+  const std::optional<block_conflict> c = first_block_conflict(dst.rank(), sides);
+  if (!c) return nest.status();
+  return absl::UnimplementedError(absl::StrCat("dim ", c->dim, ": block products ", c->inner,
+                                               " and ", c->outer,
+                                               " of src and dst do not divide each other"));
 }
 
 std::string to_string(const nest_box& box) {
