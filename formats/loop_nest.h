@@ -41,6 +41,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <utility>
@@ -115,6 +116,42 @@ void order_and_merge(std::vector<nest_node<N>>& nodes, int order_by, int then_by
 
 template <size_t N>
 absl::StatusOr<joint_nest<N>> normalise(const nest_operands<N>& ops);
+
+// Visits the indices of box.nodes[0, n) in row-major order, from flat position begin to end,
+// calling fn with each operand's element offset (std::array<dim_t, N>). Inline: it is the
+// outer loop of the kernels that walk boxes.
+template <size_t N, class F>
+void walk(const nest_box<N>& box, size_t n, int64_t begin, int64_t end, F&& fn) {
+  if (begin >= end) return;
+  std::array<dim_t, kMaxNodes> idx{};
+  std::array<dim_t, N> off = box.base;
+  int64_t rest = begin;
+  for (size_t k = n; k-- > 0;) {
+    const nest_node<N>& node = box.nodes[k];
+    idx[k] = rest % node.size;
+    rest /= node.size;
+    for (size_t op = 0; op < N; ++op) off[op] += idx[k] * node.stride[op];
+  }
+  for (int64_t it = begin; it < end; ++it) {
+    fn(off);
+    for (size_t k = n; k-- > 0;) {
+      const nest_node<N>& node = box.nodes[k];
+      ++idx[k];
+      for (size_t op = 0; op < N; ++op) off[op] += node.stride[op];
+      if (idx[k] < node.size) break;
+      for (size_t op = 0; op < N; ++op) off[op] -= idx[k] * node.stride[op];
+      idx[k] = 0;
+    }
+  }
+}
+
+// The number of indices of box.nodes[from, to).
+template <size_t N>
+int64_t product(const nest_box<N>& box, size_t from, size_t to) {
+  int64_t n = 1;
+  for (size_t k = from; k < to; ++k) n *= box.nodes[k].size;
+  return n;
+}
 
 // ---- implementation --------------------------------------------------------------------------
 

@@ -1,5 +1,5 @@
-// Walking the boxes of a loop nest, and the box shapes the kernels look for. Inline: the walks
-// are the kernels' outer loops.
+// The box shapes the reorder's kernels look for, and their task size. The walks over a box
+// (`walk`, `product`) are formats/loop_nest.h's.
 //
 //   parallel_for(product(box, 0, n - 1), chunk, [&](int64_t begin, int64_t end) {
 //     walk(box, n - 1, begin, end, [&](const strides_t& off) { ... off[kSrc], off[kDst] ... });
@@ -7,7 +7,6 @@
 #ifndef TESSERA_PRIMITIVES_REORDER_INTERNAL_NEST_WALK_H_
 #define TESSERA_PRIMITIVES_REORDER_INTERNAL_NEST_WALK_H_
 
-#include <array>
 #include <cstdint>
 
 #include "tessera/core/data_type.h"
@@ -19,40 +18,6 @@ namespace tessera::reorder_internal {
 inline constexpr int64_t kMinElementsPerTask = 16384;
 
 inline int bytes_of(data_type dt) { return bits_of(dt) / 8; }
-
-// Visits every index of nodes[0, n) in row-major order from flat position begin to end, calling
-// fn with the element offsets of each operand.
-template <class F>
-void walk(const nest_box& box, size_t n, int64_t begin, int64_t end, F&& fn) {
-  if (begin >= end) return;
-  std::array<dim_t, 4 * kMaxRank> idx{};
-  strides_t off = box.base;
-  int64_t rest = begin;
-  for (size_t k = n; k-- > 0;) {
-    const nest_node& node = box.nodes[k];
-    idx[k] = rest % node.size;
-    rest /= node.size;
-    for (int op = 0; op < kOperands; ++op) off[op] += idx[k] * node.stride[op];
-  }
-  for (int64_t it = begin; it < end; ++it) {
-    fn(off);
-    for (size_t k = n; k-- > 0;) {
-      const nest_node& node = box.nodes[k];
-      ++idx[k];
-      for (int op = 0; op < kOperands; ++op) off[op] += node.stride[op];
-      if (idx[k] < node.size) break;
-      for (int op = 0; op < kOperands; ++op) off[op] -= idx[k] * node.stride[op];
-      idx[k] = 0;
-    }
-  }
-}
-
-// The number of indices of nodes[from, to).
-inline int64_t product(const nest_box& box, size_t from, size_t to) {
-  int64_t n = 1;
-  for (size_t k = from; k < to; ++k) n *= box.nodes[k].size;
-  return n;
-}
 
 // Whether the innermost node is contiguous in both src and dst (a box without nodes is one
 // element: it is).
