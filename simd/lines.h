@@ -9,7 +9,7 @@
 //   tessera::simd::stream_line_copy<Arch>(to, from);  // 64 bytes, to and from 16-aligned
 //
 // Each op has a portable version (plain stores), used for any Arch without the instructions and
-// compared with the ISA versions by //simd:reorder_ops_test. After streaming stores a kernel
+// compared with the ISA versions by //simd:tile_ops_test. After streaming stores a kernel
 // calls simd::store_fence() (<tessera/simd/memory.h>).
 #ifndef TESSERA_SIMD_LINES_H_
 #define TESSERA_SIMD_LINES_H_

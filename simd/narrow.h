@@ -9,7 +9,7 @@
 //   auto quads = tessera::simd::pack_rows4_transposed<int8_t>(rows);   // see below
 //
 // Each op has a portable version in tessera::simd::portable, used for any Arch without the
-// instructions and compared with the ISA versions by //simd:reorder_ops_test.
+// instructions and compared with the ISA versions by //simd:tile_ops_test.
 #ifndef TESSERA_SIMD_NARROW_H_
 #define TESSERA_SIMD_NARROW_H_
 

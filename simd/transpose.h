@@ -8,7 +8,7 @@
 //   tessera::simd::transpose_16x16_u8<Arch>(src, src_ld, [&](int i) { return dst + col(i); });
 //
 // Each op has a portable version in tessera::simd::portable (plain lane loops), used for any
-// Arch without the instructions and compared with the ISA versions by //simd:reorder_ops_test.
+// Arch without the instructions and compared with the ISA versions by //simd:tile_ops_test.
 // The ISA versions are the instruction sequences the reorder's kernels were measured with.
 #ifndef TESSERA_SIMD_TRANSPOSE_H_
 #define TESSERA_SIMD_TRANSPOSE_H_
