@@ -24,16 +24,17 @@ namespace tessera::softmax_internal::TESSERA_ISA_NS {
 // hot and cold). A head of up to W - 1 elements first puts dx's vectors on whole lines
 // (aligning_head). Each element's result is the same wherever the row is split.
 template <class A, class Dst, class DiffDst, class DiffSrc, class Step>
-void map_row(const dense_geometry& g, const Dst* y, const DiffDst* dy, DiffSrc* dx, Step step,
+[[gnu::always_inline]] inline void map_row(const dense_geometry& g, const Dst* y, const DiffDst* dy,
+                                            DiffSrc* dx, Step step,
              DiffSrc* next_dx = nullptr) {
   using F = vf<A>;
   constexpr int W = kWidth<A>;
   // One partial step of `rest` (< W) elements at i.
-  auto partial_step = [&](dim_t i, int rest) {
+  auto partial_step = [&](dim_t i, int rest) __attribute__((always_inline)) {
     const F r = step(load_partial<A>(dy + i, rest, 0.f), load_partial<A>(y + i, rest, 0.f));
     simd::store_f32(dx + i, r, rest);
   };
-  for_each_run(g, [&](dim_t off, dim_t n) {
+  for_each_run(g, [&](dim_t off, dim_t n) __attribute__((always_inline)) {
     dim_t i = aligning_head<A>(dx + off, n);
     if (i > 0) partial_step(off, static_cast<int>(i));
     for (; i + 2 * W <= n; i += 2 * W) {
@@ -98,8 +99,8 @@ void backward_short_rows(const kernel_args& k, dim_t begin, dim_t end) {
   constexpr int W = kWidth<A>;
   const dim_t len = k.dense.len;
   const int tail = static_cast<int>(len - dim_t{NV - 1} * W);
-  auto y_of = [&](dim_t row) { return static_cast<const Dst*>(k.in0) + k.rows.offset_of(row); };
-  auto dy_of = [&](dim_t row) {
+  auto y_of = [&](dim_t row) __attribute__((always_inline)) { return static_cast<const Dst*>(k.in0) + k.rows.offset_of(row); };
+  auto dy_of = [&](dim_t row) __attribute__((always_inline)) {
     return static_cast<const DiffDst*>(k.in1) + k.rows.offset_of(row);
   };
   F d[NV], v[NV];
@@ -136,12 +137,12 @@ void backward_short_rows(const kernel_args& k, dim_t begin, dim_t end) {
 
 // kLog: logsoftmax; a template argument so that neither pass tests it per vector.
 template <class A, class Dst, class DiffDst, class DiffSrc, bool kLog>
-void backward_rows(const kernel_args& k, dim_t begin, dim_t end) {
+[[gnu::always_inline]] inline void backward_rows(const kernel_args& k, dim_t begin, dim_t end) {
   using F = vf<A>;
   constexpr int W = kWidth<A>;
   const dense_geometry& g = k.dense;
   if (is_short_row<A>(g)) {
-    with_short_row_vectors<A>(g, [&](auto nv) {
+    with_short_row_vectors<A>(g, [&](auto nv) __attribute__((always_inline)) {
       backward_short_rows<A, Dst, DiffDst, DiffSrc, kLog, decltype(nv)::value>(k, begin, end);
     });
     return;
@@ -161,7 +162,7 @@ void backward_rows(const kernel_args& k, dim_t begin, dim_t end) {
     // No aligning head here (pass 2 has one): the sums' grouping, and so the result's bits,
     // would then depend on where dx sits, and in-place and out-of-place runs must agree.
     wide_sum<A> k0;
-    for_each_run(g, [&](dim_t off, dim_t n) {
+    for_each_run(g, [&](dim_t off, dim_t n) __attribute__((always_inline)) {
       dim_t i = 0;
       for (; i + 4 * W <= n; i += 4 * W) {
         F d[4];
@@ -202,12 +203,12 @@ void backward_rows(const kernel_args& k, dim_t begin, dim_t end) {
       const simd::scaled_exp_f64<A> exp_times_sum(total);
       const F sum(static_cast<float>(total));
       const auto in_f64 = logsoftmax_dx_f64_for_row<A>(exp_times_sum);
-      map_row<A>(g, y, dy, dx, [&](F d, F v) {
+      map_row<A>(g, y, dy, dx, [&](F d, F v) __attribute__((always_inline)) {
         return logsoftmax_dx_f32_where_safe<A>(d, v, sum, in_f64);
       }, next_dx);
     } else {
       const F sum(static_cast<float>(total));
-      map_row<A>(g, y, dy, dx, [&](F d, F v) { return v * (d - sum); }, next_dx);
+      map_row<A>(g, y, dy, dx, [&](F d, F v) __attribute__((always_inline)) { return v * (d - sum); }, next_dx);
     }
   }
 }

@@ -36,7 +36,7 @@ __attribute__((always_inline)) inline vf<A> strided_dx(vf<A> d, vf<A> u, vf<A> s
                                                        const simd::scaled_exp_f64<A>& exp_f64,
                                                        SumsF64 sums_f64) {
   if constexpr (kLog) {
-    return logsoftmax_dx_f32_where_safe<A>(d, u, sum_f32, [&](vf<A> d64, vf<A> u64) {
+    return logsoftmax_dx_f32_where_safe<A>(d, u, sum_f32, [&](vf<A> d64, vf<A> u64) __attribute__((always_inline)) {
       const auto [lo, hi] = sums_f64();
       return logsoftmax_dx_in_f64<A>(d64, u64, exp_f64, lo, hi);
     });
@@ -59,12 +59,12 @@ void backward_contiguous_dx(const T* y, const T* dy, T* dx, int lanes, dim_t e0,
   constexpr int W = kWidth<A>;
   const simd::scaled_exp_f64<A> exp_f64(1.0);
   auto dx_of = [&](F d, F u, int lane) __attribute__((always_inline)) {
-    return strided_dx<A, kLog>(d, u, F::load_unaligned(sum_f32 + lane), exp_f64, [&] {
+    return strided_dx<A, kLog>(d, u, F::load_unaligned(sum_f32 + lane), exp_f64, [&]() __attribute__((always_inline)) {
       return std::pair{D::load_unaligned(sum_f64 + lane),
                        D::load_unaligned(sum_f64 + lane + D::size)};
     });
   };
-  auto partial = [&](dim_t i, int n, int lane) {
+  auto partial = [&](dim_t i, int n, int lane) __attribute__((always_inline)) {
     const F r = dx_of(load_partial<A>(dy + i, n, 0.f), load_partial<A>(y + i, n, 0.f), lane);
     simd::store_f32(dx + i, r, n);
   };
@@ -120,15 +120,18 @@ struct backward_lane_sweep {
   const int (&off)[NV];
   int last;
   bool contiguous;
-  wide_sum<A> sum[NV];
-  alignas(64) double table_f64[kTable];
-  alignas(64) float table_f32[kTable];
+  // Outside the object (the out-of-line calls take them by address, which would otherwise keep
+  // every member of the sweep in memory).
+  wide_sum<A> (&sum)[NV];
+  double* table_f64;
+  float* table_f32;
 
   [[gnu::always_inline]] backward_lane_sweep(const T* y_in, const T* dy_in, T* dx_in, dim_t n,
                                              dim_t axis_stride, const int (&offsets)[NV],
-                                             int last_lanes, bool is_contiguous)
+                                             int last_lanes, bool is_contiguous,
+                                             wide_sum<A> (&sums)[NV], double* f64, float* f32)
       : y(y_in), dy(dy_in), dx(dx_in), len(n), stride(axis_stride), off(offsets),
-        last(last_lanes), contiguous(is_contiguous) {}
+        last(last_lanes), contiguous(is_contiguous), sum(sums), table_f64(f64), table_f32(f32) {}
 
   [[gnu::always_inline]] F load(const T* p, int v) const {
     if constexpr (kPartial) return load_partial<A>(p + off[v], last, 0.f);
@@ -192,7 +195,7 @@ struct backward_lane_sweep {
       F r[NV];
       for (int v = 0; v < NV; ++v) {
         r[v] = strided_dx<A, kLog>(load(dy + o, v), load(y + o, v), sum_f32[v], exp_f64,
-                                   [&] { return std::pair{sum[v].lo, sum[v].hi}; });
+                                   [&]() __attribute__((always_inline)) { return std::pair{sum[v].lo, sum[v].hi}; });
       }
       for (int v = 0; v < NV; ++v) {
         if constexpr (kPartial) simd::store_f32(dx + o + off[v], r[v], last);
@@ -227,7 +230,7 @@ struct backward_lane_sweep {
   [[gnu::always_inline]] void run_phase(const split_lanes& parts) {
     const axis_split& split = *parts.split;
     const int used = kPartial ? last : W;  // lanes of each vector that belong to the group
-    auto steps_of = [&](dim_t part, dim_t& a0, dim_t& a1) {
+    auto steps_of = [&](dim_t part, dim_t& a0, dim_t& a1) __attribute__((always_inline)) {
       a0 = part * split.part_len;
       a1 = std::min(len, a0 + split.part_len);
     };
@@ -267,7 +270,11 @@ template <class A, class T, bool kLog, int NV, bool kPartial>
 void backward_lane_vectors(const T* y, const T* dy, T* dx, dim_t len, dim_t stride,
                            const int (&off)[NV], int last, bool contiguous,
                            const split_lanes& parts = {}) {
-  backward_lane_sweep<A, T, kLog, NV, kPartial> sweep(y, dy, dx, len, stride, off, last, contiguous);
+  using sweep_type = backward_lane_sweep<A, T, kLog, NV, kPartial>;
+  wide_sum<A> sum[NV];
+  alignas(64) double table_f64[sweep_type::kTable];
+  alignas(64) float table_f32[sweep_type::kTable];
+  sweep_type sweep(y, dy, dx, len, stride, off, last, contiguous, sum, table_f64, table_f32);
   if (parts.split == nullptr) sweep.run_whole();
   else sweep.run_phase(parts);
 }
@@ -283,28 +290,39 @@ void backward_lane_vectors(const T* y, const T* dy, T* dx, dim_t len, dim_t stri
 // on parts [part_begin, part_end): phase 0 stores each part's row sums (its vector lanes folded
 // to rows), phase 1 merges them in part order and stores dx.
 template <class A, class T, bool kLog>
-void backward_interleaved(const kernel_args& k, dim_t base, dim_t part_begin = 0,
-                          dim_t part_end = 1) {
+struct backward_interleaved_group {
   using F = vf<A>;
   using D = vd<A>;
-  constexpr int W = kWidth<A>;
-  const int lanes = static_cast<int>(k.strided.lanes);
-  const dim_t n = k.strided.len * k.strided.lanes;
-  const dim_t full = n - n % W;
-  const int tail = static_cast<int>(n - full);
-  const T* y = static_cast<const T*>(k.in0) + base;
-  const T* dy = static_cast<const T*>(k.in1) + base;
-  T* dx = static_cast<T*>(k.out) + base;
-  const axis_split& split = k.split;
-  const bool is_split = split.parts > 0;
+  static constexpr int W = kWidth<A>;
+
+  const T* y;
+  const T* dy;
+  T* dx;
+  int lanes;
+  dim_t n;
+  dim_t full;
+  int tail;
+  const axis_split& split;
+
+  [[gnu::always_inline]] backward_interleaved_group(const kernel_args& k, dim_t base)
+      : y(static_cast<const T*>(k.in0) + base),
+        dy(static_cast<const T*>(k.in1) + base),
+        dx(static_cast<T*>(k.out) + base),
+        lanes(static_cast<int>(k.strided.lanes)),
+        n(k.strided.len * k.strided.lanes),
+        full(n - n % W),
+        tail(static_cast<int>(n - full)),
+        split(k.split) {}
+
   // Elements [e0, e1) of part p: whole vectors but for the group's tail.
-  auto part_range = [&](dim_t p, dim_t& e0, dim_t& e1) {
+  [[gnu::always_inline]] void part_range(dim_t p, dim_t& e0, dim_t& e1) const {
+    const bool is_split = split.parts > 0;
     e0 = is_split ? p * split.part_len * lanes : 0;
     e1 = is_split ? std::min(n, (p + 1) * split.part_len * lanes) : n;
-  };
+  }
 
   // Each row's sum over elements [e0, e1): the vector lanes' sums folded to rows, lane order.
-  auto row_sums = [&](dim_t e0, dim_t e1, double (&row)[W]) __attribute__((always_inline)) {
+  [[gnu::always_inline]] void row_sums(dim_t e0, dim_t e1, double (&row)[W]) const {
     wide_sum<A> sum;
     const dim_t whole_end = std::min(e1, full);
     dim_t i = e0;
@@ -335,16 +353,16 @@ void backward_interleaved(const kernel_args& k, dim_t base, dim_t part_begin = 0
       row[j] = 0;
       for (int c = j; c < W; c += lanes) row[j] += lane_sum[c];
     }
-  };
+  }
+
   // dx over elements [e0, e1), each row's sum repeated over a vector's copies in `pattern`.
-  auto store_dx = [&](dim_t e0, dim_t e1, const double (&pattern)[W])
-                      __attribute__((always_inline)) {
+  [[gnu::always_inline]] void store_dx(dim_t e0, dim_t e1, const double (&pattern)[W]) const {
     const D sum_lo = D::load_unaligned(pattern);
     const D sum_hi = D::load_unaligned(pattern + D::size);
     const F sum_f32 = simd::narrow_to_f32<A>(sum_lo, sum_hi);
     const simd::scaled_exp_f64<A> exp_f64(1.0);
     auto dx_of = [&](F d, F u) __attribute__((always_inline)) {
-      return strided_dx<A, kLog>(d, u, sum_f32, exp_f64, [&] { return std::pair{sum_lo, sum_hi}; });
+      return strided_dx<A, kLog>(d, u, sum_f32, exp_f64, [&]() __attribute__((always_inline)) { return std::pair{sum_lo, sum_hi}; });
     };
     const dim_t whole_end = std::min(e1, full);
     for (dim_t i = e0; i < whole_end; i += W) {
@@ -356,14 +374,23 @@ void backward_interleaved(const kernel_args& k, dim_t base, dim_t part_begin = 0
           dx_of(load_partial<A>(dy + full, tail, 0.f), load_partial<A>(y + full, tail, 0.f)),
           tail);
     }
-  };
+  }
+};
 
+template <class A, class T, bool kLog>
+void backward_interleaved(const kernel_args& k, dim_t base, dim_t part_begin = 0,
+                          dim_t part_end = 1) {
+  constexpr int W = kWidth<A>;
+  const backward_interleaved_group<A, T, kLog> group(k, base);
+  const axis_split& split = k.split;
+  const bool is_split = split.parts > 0;
+  const int lanes = group.lanes;
   double row[W];
   if (is_split && split.phase == 0) {
     for (dim_t p = part_begin; p < part_end; ++p) {
       dim_t e0, e1;
-      part_range(p, e0, e1);
-      row_sums(e0, e1, row);
+      group.part_range(p, e0, e1);
+      group.row_sums(e0, e1, row);
       std::copy_n(row, lanes, split.rest + p * lanes);
     }
     return;
@@ -374,15 +401,15 @@ void backward_interleaved(const kernel_args& k, dim_t base, dim_t part_begin = 0
       for (dim_t q = 0; q < split.parts; ++q) row[j] += split.rest[q * lanes + j];
     }
   } else {
-    row_sums(0, n, row);
+    group.row_sums(0, group.n, row);
   }
   double pattern[W];
   for (int c = 0; c < W; ++c) pattern[c] = row[c % lanes];
   // Last part first: phase 0 left its y and dy in L2.
   for (dim_t p = part_end; p-- > part_begin;) {
     dim_t e0, e1;
-    part_range(p, e0, e1);
-    store_dx(e0, e1, pattern);
+    group.part_range(p, e0, e1);
+    group.store_dx(e0, e1, pattern);
   }
 }
 
@@ -406,7 +433,7 @@ void backward_strided_rows(const kernel_args& k, dim_t begin, dim_t end) {
     const T* y = static_cast<const T*>(k.in0) + base;
     const T* dy = static_cast<const T*>(k.in1) + base;
     T* dx = static_cast<T*>(k.out) + base;
-    auto parts_from = [&](dim_t first_lane) {
+    auto parts_from = [&](dim_t first_lane) __attribute__((always_inline)) {
       return split ? split_lanes{&k.split, g.lanes, first_lane, begin, end} : split_lanes{};
     };
     if (whole == 0) {
@@ -419,7 +446,7 @@ void backward_strided_rows(const kernel_args& k, dim_t begin, dim_t end) {
     const bool contiguous =
         g.axis_stride == g.lanes && whole + (rest != 0 ? 1 : 0) <= kMaxVectors;
     for_each_lane_sweep<W, kMaxVectors>(
-        g.lanes, rest != 0, [&]<int NV>(dim_t j, const int (&off)[NV], bool) {
+        g.lanes, rest != 0, [&]<int NV>(dim_t j, const int (&off)[NV], bool) __attribute__((always_inline)) {
           backward_lane_vectors<A, T, kLog, NV, false>(y + j, dy + j, dx + j, g.len,
                                                        g.axis_stride, off, W, contiguous,
                                                        parts_from(j));

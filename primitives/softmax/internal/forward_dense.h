@@ -168,7 +168,7 @@ void forward_dense_rows(const kernel_args& k, dim_t begin, dim_t end) {
   }
   if constexpr (kPairs && !kKeepExp && !kWithMin) {
     if (is_short_row<A>(g) && (g.len <= W || g.len % W != 0)) {
-      with_short_row_vectors<A>(g, [&](auto nv) {
+      with_short_row_vectors<A>(g, [&](auto nv) __attribute__((always_inline)) {
         forward_short_rows<A, S, D, decltype(nv)::value>(k, begin, end);
       });
       return;

@@ -64,13 +64,16 @@ struct four_rows {
   dim_t tail_off = 0;  // the partial vector's
   F m[R];
   bool zero[R];
-  std::optional<simd::exp_minus_nearby_f32<A>> nearby[R];
+  // Outside the object: make() may write it through a pointer, which would otherwise keep every
+  // member in memory.
+  std::optional<simd::exp_minus_nearby_f32<A>> (&nearby)[R];
   bool all_nearby = kNearby;
   wide_sum<A> sum[R];  // f32 per lane over four runs (terms <= 1.05, three roundings), then f64
   F inv[R];
 
-  [[gnu::always_inline]] four_rows(const kernel_args& k, dim_t row0, bool prefetch)
-      : g(k.dense), prefetch_next(prefetch) {
+  [[gnu::always_inline]] four_rows(const kernel_args& k, dim_t row0, bool prefetch,
+                                   std::optional<simd::exp_minus_nearby_f32<A>> (&exps)[R])
+      : g(k.dense), prefetch_next(prefetch), nearby(exps) {
     for (int j = 0; j < R; ++j) {
       const dim_t base = k.rows.offset_of(row0 + j);
       src[j] = static_cast<const S*>(k.in0) + base;
@@ -203,12 +206,13 @@ struct four_rows {
 template <class A, class S, class D>
 void forward_four_rows(const kernel_args& k, dim_t row0, bool prefetch_next) {
   using F = vf<A>;
-  four_rows<A, S, D> rows(k, row0, prefetch_next);
+  std::optional<simd::exp_minus_nearby_f32<A>> exps[4];
+  four_rows<A, S, D> rows(k, row0, prefetch_next, exps);
   rows.find_ranges(k.alg == softmax_alg::softmax_inf_as_zero);
   if (rows.all_nearby) {
-    rows.sum_exps([&](int j, F x) { return (*rows.nearby[j])(x); });
+    rows.sum_exps([&](int j, F x) __attribute__((always_inline)) { return (*rows.nearby[j])(x); });
   } else {
-    rows.sum_exps([&](int j, F x) { return exp_diff<A>(x, rows.m[j]); });
+    rows.sum_exps([&](int j, F x) __attribute__((always_inline)) { return exp_diff<A>(x, rows.m[j]); });
   }
   rows.normalise();
 }

@@ -71,9 +71,9 @@ struct interleaved_group {
   template <class Fn>
   [[gnu::always_inline]] void with_exp(F m, Fn&& f) const {
     if constexpr (kHasLanesExp<A>) {
-      if (fast) return f([&](F x) { return (*fast)(x); });
+      if (fast) return f([&](F x) __attribute__((always_inline)) { return (*fast)(x); });
     }
-    return f([&](F x) { return exp_diff<A>(x, m); });
+    return f([&](F x) __attribute__((always_inline)) { return exp_diff<A>(x, m); });
   }
 
   // Per lane: the max and (where a lanes_exp may be chosen) the min over [e0, e1).
@@ -114,7 +114,7 @@ struct interleaved_group {
     const dim_t full = e1 - (e1 - e0) % W;
     const int tail = static_cast<int>(e1 - full);
     split_sum<A> acc;
-    auto accumulate = [&](F x, F e) {
+    auto accumulate = [&](F x, F e) __attribute__((always_inline)) {
       if constexpr (kLog) acc.add(x, m, e);
       else acc.rest.add(e);
     };
@@ -164,13 +164,13 @@ struct interleaved_group {
   [[gnu::always_inline]] void normalise(ExpOf&& exp_of, dim_t e0, dim_t e1, F m, F scale) const {
     const dim_t full = e1 - (e1 - e0) % W;
     const int tail = static_cast<int>(e1 - full);
-    auto finish = [&](F x) {
+    auto finish = [&](F x) __attribute__((always_inline)) {
       if constexpr (kLog) return log_diff<A>(x, m, scale);
       else if constexpr (keep) return x * scale;
       else return exp_of(x) * scale;
     };
     // keep: the exps, in dst; otherwise src.
-    const auto* in = [&] {
+    const auto* in = [&]() __attribute__((always_inline)) {
       if constexpr (keep) return dst;
       else return src;
     }();
@@ -192,9 +192,9 @@ struct interleaved_group {
     F m = repeat_lanes(max_pat);
     choose_exp(m, repeat_lanes(min_pat));
     row_total t[W];
-    with_exp(m, [&](auto&& exp_of) { sums_of(exp_of, 0, n, m, t); });
+    with_exp(m, [&](auto&& exp_of) __attribute__((always_inline)) { sums_of(exp_of, 0, n, m, t); });
     const F scale = scale_of(t);
-    with_exp(m, [&](auto&& exp_of) { normalise(exp_of, 0, n, m, scale); });
+    with_exp(m, [&](auto&& exp_of) __attribute__((always_inline)) { normalise(exp_of, 0, n, m, scale); });
   }
 
   // A split group's phase on parts [part_begin, part_end) (see forward_interleaved).
@@ -235,7 +235,7 @@ struct interleaved_group {
     for (dim_t p = part_end; p-- > part_begin;) {
       part_range(p, e0, e1);
       row_total t[W];
-      with_exp(m, [&](auto&& exp_of) { sums_of(exp_of, e0, e1, m, t); });
+      with_exp(m, [&](auto&& exp_of) __attribute__((always_inline)) { sums_of(exp_of, e0, e1, m, t); });
       for (int j = 0; j < lanes; ++j) {
         split.rest[p * lanes + j] = t[j].rest;
         split.count[p * lanes + j] = t[j].count;
@@ -256,7 +256,7 @@ struct interleaved_group {
     dim_t e0, e1;
     for (dim_t p = part_begin; p < part_end; ++p) {
       part_range(p, e0, e1);
-      with_exp(m, [&](auto&& exp_of) { normalise(exp_of, e0, e1, m, scale); });
+      with_exp(m, [&](auto&& exp_of) __attribute__((always_inline)) { normalise(exp_of, e0, e1, m, scale); });
     }
   }
 };

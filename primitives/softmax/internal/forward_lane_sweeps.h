@@ -71,7 +71,9 @@ struct lane_sweep {
   next_group next;
   int off[NV];
   F m[NV], lo[NV];
-  std::optional<lanes_exp<A>> nearby[NV];
+  // Outside the object (make_lanes_exp writes them through a pointer, which would otherwise keep
+  // every member of the sweep in memory).
+  std::optional<lanes_exp<A>> (&nearby)[NV];
   bool all_nearby = kFindsMin;
   // Sums: per lane, the terms of four axis steps added pairwise in f32 (terms <= 1.05, two
   // roundings), widened to f64 once per four steps. logsoftmax counts the maxima apart
@@ -82,9 +84,10 @@ struct lane_sweep {
 
   [[gnu::always_inline]] lane_sweep(const S* s, D* d, dim_t n, dim_t axis_stride,
                                     const int (&offsets)[NV], int tail_lanes, bool settle,
-                                    const next_group& next_in)
+                                    const next_group& next_in,
+                                    std::optional<lanes_exp<A>> (&exps)[NV])
       : src(s), dst(d), len(n), stride(axis_stride), tail(tail_lanes), inf_as_zero(settle),
-        next(next_in) {
+        next(next_in), nearby(exps) {
     std::copy_n(offsets, NV, off);
   }
 
@@ -338,8 +341,9 @@ template <class A, bool kLog, class S, class D, int NV, bool kPartial>
 void sweep_lane_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int (&offsets)[NV],
                         int tail, bool inf_as_zero, const next_group& next_in = {},
                         const split_lanes& parts = {}) {
+  std::optional<lanes_exp<A>> exps[NV];
   lane_sweep<A, kLog, S, D, NV, kPartial> sweep(src, dst, len, stride, offsets, tail, inf_as_zero,
-                                                next_in);
+                                                next_in, exps);
   if (parts.split == nullptr) sweep.run_whole();
   else sweep.run_split(parts);
 }

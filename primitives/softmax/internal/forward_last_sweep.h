@@ -32,7 +32,7 @@ struct row_range {
 // first sweep (loads, maxes and mins only) costs almost nothing alongside it. Without, it returns
 // {-Inf, +Inf}.
 template <class A, bool kWithMin, class S, class D, class Y>
-row_range last_sweep(D* q, dim_t n, const S* ahead, Y&& y) {
+[[gnu::always_inline]] inline row_range last_sweep(D* q, dim_t n, const S* ahead, Y&& y) {
   using F = vf<A>;
   constexpr int W = kWidth<A>;
   const float inf = std::numeric_limits<float>::infinity();

@@ -33,7 +33,7 @@ struct exp_choice {
 };
 
 template <class A, bool kWithMin>
-exp_choice<A> choose_exp(float mx, float mn) {
+[[gnu::always_inline]] inline exp_choice<A> choose_exp(float mx, float mn) {
   exp_choice<A> c;
   c.max = mx;
   if constexpr (kWithMin) {
@@ -52,7 +52,7 @@ template <class A, bool kWithMin, class S>
   const float neg_inf = -std::numeric_limits<float>::infinity();
   F m0(neg_inf), m1(neg_inf), m2(neg_inf), m3(neg_inf);
   F n0(-neg_inf), n1(-neg_inf), n2(-neg_inf), n3(-neg_inf);
-  for_each_run(g, [&](dim_t off, dim_t n) {
+  for_each_run(g, [&](dim_t off, dim_t n) __attribute__((always_inline)) {
     const S* p = src + off;
     dim_t i = 0;
     for (; i + 4 * W <= n; i += 4 * W) {
@@ -88,10 +88,10 @@ template <class A, bool kWithMin, class S>
 
 // softmax_inf_as_zero's row of -Inf: zeros.
 template <class A, class D>
-void store_zero_row(const dense_geometry& g, D* dst) {
+[[gnu::always_inline]] inline void store_zero_row(const dense_geometry& g, D* dst) {
   using F = vf<A>;
   constexpr int W = kWidth<A>;
-  for_each_run(g, [&](dim_t off, dim_t n) {
+  for_each_run(g, [&](dim_t off, dim_t n) __attribute__((always_inline)) {
     D* q = dst + off;
     dim_t i = 0;
     for (; i + W <= n; i += W) simd::store_f32(q + i, F(0.f));
@@ -203,7 +203,7 @@ struct row_exps {
   // exp_of(x) = exp(x - max), by the cheapest method the row's range allows.
   template <bool kLog, class ExpOf>
   [[gnu::always_inline]] void sum_exps_of(ExpOf&& exp_of) {
-    for_each_run(g, [&](dim_t off, dim_t n) {
+    for_each_run(g, [&](dim_t off, dim_t n) __attribute__((always_inline)) {
       const S* p = src + off;
       D* q = dst + off;
       dim_t i = 0;
@@ -226,15 +226,15 @@ struct row_exps {
   // The sum by the row's chosen exp; returns the exps' factor to exp(x - max).
   template <bool kWithMin>
   [[gnu::always_inline]] double sum_by_choice(const exp_choice<A>& choice, bool log) {
-    auto two_sum = [&](F x) { return exp_diff<A>(x, m); };
+    auto two_sum = [&](F x) __attribute__((always_inline)) { return exp_diff<A>(x, m); };
     if constexpr (kWithMin) {
       if (const auto& exp_minus = choice.minus) {
-        sum_exps(log, [&](F x) { return (*exp_minus)(x); });
+        sum_exps(log, [&](F x) __attribute__((always_inline)) { return (*exp_minus)(x); });
       } else if (const auto& nearby = choice.nearby; nearby && (log || kKeepExp || ex)) {
-        sum_exps(log, [&](F x) { return (*nearby)(x); });
+        sum_exps(log, [&](F x) __attribute__((always_inline)) { return (*nearby)(x); });
         return nearby->to_c();
       } else if (choice.dominates) {
-        sum_exps(log, [&](F x) { return exp_diff_max_dominates<A>(x, m); });
+        sum_exps(log, [&](F x) __attribute__((always_inline)) { return exp_diff_max_dominates<A>(x, m); });
       } else {
         sum_exps(log, two_sum);
       }
@@ -257,23 +257,23 @@ template <class A, bool kWithMin, class S, class D>
   row_range found{neg_inf, -neg_inf};
   const F l(log ? static_cast<float>(total.log_sum()) : 0.f);
   const F inv(log ? 0.f : static_cast<float>(1.0 / total.sum()));
-  for_each_run(g, [&](dim_t off, dim_t n) {
+  for_each_run(g, [&](dim_t off, dim_t n) __attribute__((always_inline)) {
     const S* p = src + off;
     D* q = dst + off;
     if (log) {
-      found = last_sweep<A, kWithMin>(q, n, ahead, [&](dim_t i, int lanes) {
+      found = last_sweep<A, kWithMin>(q, n, ahead, [&](dim_t i, int lanes) __attribute__((always_inline)) {
         return log_diff<A>(load_lanes<A>(p + i, lanes), m, l);
       });
     } else if (kKeepExp) {
-      found = last_sweep<A, kWithMin>(q, n, ahead, [&](dim_t i, int lanes) {
+      found = last_sweep<A, kWithMin>(q, n, ahead, [&](dim_t i, int lanes) __attribute__((always_inline)) {
         return load_lanes<A>(q + i, lanes) * inv;
       });
     } else if (ex) {
-      found = last_sweep<A, kWithMin>(q, n, ahead, [&](dim_t i, int lanes) {
+      found = last_sweep<A, kWithMin>(q, n, ahead, [&](dim_t i, int lanes) __attribute__((always_inline)) {
         return load_lanes<A>(ex + i, lanes) * inv;
       });
     } else {
-      found = last_sweep<A, kWithMin>(q, n, ahead, [&](dim_t i, int lanes) {
+      found = last_sweep<A, kWithMin>(q, n, ahead, [&](dim_t i, int lanes) __attribute__((always_inline)) {
         return exp_diff<A>(load_lanes<A>(p + i, lanes, m), m) * inv;
       });
     }

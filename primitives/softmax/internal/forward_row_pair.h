@@ -46,12 +46,15 @@ struct row_pair {
   float* dst[2];
   const float* ahead[2] = {nullptr, nullptr};
   F m[2];
-  std::optional<simd::exp_minus_nearby_f32<A>> nearby[2];
+  // Outside the object: make() may write it through a pointer, which would otherwise keep every
+  // member in memory.
+  std::optional<simd::exp_minus_nearby_f32<A>> (&nearby)[2];
   split_sum<A> sums[2];
   F scale[2];
 
-  [[gnu::always_inline]] row_pair(const kernel_args& k, dim_t row, bool look)
-      : n(k.dense.len), look_ahead(look) {
+  [[gnu::always_inline]] row_pair(const kernel_args& k, dim_t row, bool look,
+                                  std::optional<simd::exp_minus_nearby_f32<A>> (&exps)[2])
+      : n(k.dense.len), look_ahead(look), nearby(exps) {
     for (int r = 0; r < 2; ++r) {
       const dim_t base = k.rows.offset_of(row + r);
       src[r] = static_cast<const float*>(k.in0) + base;
@@ -222,12 +225,13 @@ struct row_pair {
 // flag its test would stand in every step of the exp loop (measured slower on Intel, 8192x128,
 // softmax and logsoftmax).
 template <class A, bool kLog>
-pair_ranges forward_row_pair(const kernel_args& k, dim_t row, pair_ranges given,
+[[gnu::always_inline]] inline pair_ranges forward_row_pair(const kernel_args& k, dim_t row, pair_ranges given,
                              bool look_ahead, bool& paired) {
   using F = vf<A>;
-  row_pair<A, kLog> pair(k, row, look_ahead);
+  std::optional<simd::exp_minus_nearby_f32<A>> exps[2];
+  row_pair<A, kLog> pair(k, row, look_ahead, exps);
   // Pass 1: max, unless the previous pair's last sweep found it.
-  if (!given.known) given = pair.maxima(pair.src, [](dim_t, int) {});
+  if (!given.known) given = pair.maxima(pair.src, [](dim_t, int) __attribute__((always_inline)) {});
   paired = pair.take_ranges(given);
   if (!paired) return {};
   if constexpr (row_pair<A, kLog>::kNearby) {

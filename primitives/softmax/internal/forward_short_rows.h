@@ -36,7 +36,7 @@ void forward_short_rows(const kernel_args& k, dim_t begin, dim_t end) {
   const int tail = static_cast<int>(len - dim_t{NV - 1} * W);
   const bool four = NV == 4 && len == 4 * W;
   const auto inside = lane_index<A>() < F(static_cast<float>(tail));
-  auto load_row = [&](dim_t row, F* x) {
+  auto load_row = [&](dim_t row, F* x) __attribute__((always_inline)) {
     const S* p = static_cast<const S*>(k.in0) + k.rows.offset_of(row);
     for (int j = 0; j + 1 < NV; ++j) x[j] = simd::load_f32<A>(p + j * W);
     x[NV - 1] = simd::load_f32<A>(p + (NV - 1) * W, tail);  // 0 past the end

@@ -104,7 +104,7 @@ void forward_strided_as(const kernel_args& k, dim_t begin, dim_t end) {
     }
     const S* src = static_cast<const S*>(k.in0) + base;
     D* dst = static_cast<D*>(k.out) + base;
-    auto parts_from = [&](dim_t first_lane) {
+    auto parts_from = [&](dim_t first_lane) __attribute__((always_inline)) {
       return split ? split_lanes{&k.split, g.lanes, first_lane, begin, end} : split_lanes{};
     };
     next_group next;
@@ -129,7 +129,7 @@ void forward_strided_as(const kernel_args& k, dim_t begin, dim_t end) {
       continue;
     }
     for_each_lane_sweep<W, kVectors>(
-        g.lanes, rest != 0 && !rest_done, [&]<int NV>(dim_t j0, const int (&off)[NV], bool first) {
+        g.lanes, rest != 0 && !rest_done, [&]<int NV>(dim_t j0, const int (&off)[NV], bool first) __attribute__((always_inline)) {
           sweep_lane_vectors<A, kLog, S, D, NV, false>(src + j0, dst + j0, g.len, g.axis_stride,
                                                        off, 0, inf_as_zero,
                                                        first ? next : next_group{}, parts_from(j0));

@@ -132,7 +132,7 @@ inline bool max_dominates(float mx, float mn) {
   // Biased exponent fields (not std::ilogb, a libm call: a noticeable share of a 128-element
   // row's time).
   // Denormals read 0, below every normal's; two denormals share the exponent the condition means.
-  auto exponent = [](float v) { return (std::bit_cast<uint32_t>(v) >> 23) & 0xffu; };
+  auto exponent = [](float v) __attribute__((always_inline)) { return (std::bit_cast<uint32_t>(v) >> 23) & 0xffu; };
   return std::isfinite(mx) && mx > 0.f && mn >= mx - 100.f &&
          (mn >= -mx || exponent(mn) <= exponent(mx));
 }
@@ -331,9 +331,9 @@ bool is_short_row(const dense_geometry& g) {
 // (1..kShortRowVectors), so that the row's vectors can live in arrays the compiler keeps in
 // registers.
 template <class A, class Fn>
-void with_short_row_vectors(const dense_geometry& g, Fn&& f) {
+[[gnu::always_inline]] inline void with_short_row_vectors(const dense_geometry& g, Fn&& f) {
   const int vectors = static_cast<int>((g.len + kWidth<A> - 1) / kWidth<A>);
-  [&]<int... N>(std::integer_sequence<int, N...>) {
+  [&]<int... N>(std::integer_sequence<int, N...>) __attribute__((always_inline)) {
     ((vectors == N + 1 ? f(std::integral_constant<int, N + 1>{}) : void()), ...);
   }(std::make_integer_sequence<int, kShortRowVectors>{});
 }
@@ -360,7 +360,7 @@ int aligning_head(const T* p, dim_t n) {
 
 // Calls f(offset, n) for each contiguous run of a dense row.
 template <class F>
-inline void for_each_run(const dense_geometry& g, F&& f) {
+[[gnu::always_inline]] inline void for_each_run(const dense_geometry& g, F&& f) {
   for (dim_t start = 0, off = 0; start < g.len; start += g.chunk, off += g.chunk_stride) {
     f(off, std::min(g.chunk, g.len - start));
   }
@@ -386,17 +386,17 @@ void for_each_lane_sweep(dim_t lanes, bool overlap, Sweep sweep) {
   static_assert(kMaxVectors >= 2);  // so that holding one vector back never leaves a sweep empty
   const dim_t whole = lanes / W;
   const dim_t vectors = whole + (overlap ? 1 : 0);
-  auto start_of = [&](dim_t v) { return v < whole ? v * W : lanes - W; };
+  auto start_of = [&](dim_t v) __attribute__((always_inline)) { return v < whole ? v * W : lanes - W; };
   for (dim_t v0 = 0; v0 < vectors;) {
     int n = static_cast<int>(std::min<dim_t>(kMaxVectors, vectors - v0));
     if (vectors - v0 - n == 1) --n;
     const dim_t first = start_of(v0);
-    auto sweep_of = [&]<int NV>(std::integral_constant<int, NV>) {
+    auto sweep_of = [&]<int NV>(std::integral_constant<int, NV>) __attribute__((always_inline)) {
       int off[NV];
       for (int v = 0; v < NV; ++v) off[v] = static_cast<int>(start_of(v0 + v) - first);
       sweep(first, off, v0 == 0);
     };
-    [&]<int... N>(std::integer_sequence<int, N...>) {
+    [&]<int... N>(std::integer_sequence<int, N...>) __attribute__((always_inline)) {
       ((n == N + 1 ? sweep_of(std::integral_constant<int, N + 1>{}) : void()), ...);
     }(std::make_integer_sequence<int, kMaxVectors>{});
     v0 += n;
