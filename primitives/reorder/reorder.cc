@@ -4,8 +4,6 @@
 #include <cstring>
 #include <optional>
 
-#include <xmmintrin.h>
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "tessera/core/status.h"
@@ -20,6 +18,7 @@
 #include "tessera/primitives/reorder/internal/reorder_padding.h"
 #include "tessera/primitives/runtime/verbose.h"
 #include "tessera/simd/isa.h"
+#include "tessera/simd/memory.h"
 
 namespace tessera {
 namespace reorder_internal {
@@ -248,10 +247,10 @@ void prefetch_small(const plan& p, const void* src, const void* dst) {
   constexpr int64_t kMaxBytes = 16 << 10;
   if (p.src_bytes + p.dst_bytes > kMaxBytes) return;
   for (int64_t b = 0; b < p.src_bytes; b += 64) {
-    _mm_prefetch(static_cast<const char*>(src) + b, _MM_HINT_T0);
+    simd::prefetch<simd::locality::l1>(static_cast<const char*>(src) + b);
   }
   for (int64_t b = 0; b < p.dst_bytes; b += 64) {
-    _mm_prefetch(static_cast<const char*>(dst) + b, _MM_HINT_T0);
+    simd::prefetch<simd::locality::l1>(static_cast<const char*>(dst) + b);
   }
 }
 
