@@ -13,11 +13,9 @@
 #include "tessera/primitives/common/plan_cache.h"
 #include "tessera/primitives/common/quant_args.h"
 #include "tessera/primitives/common/unread_args.h"
-#include "tessera/primitives/common/zero_padding.h"
 #include "tessera/primitives/reorder/internal/kernels.h"
-#include "tessera/primitives/reorder/internal/nest_walk.h"
 #include "tessera/primitives/reorder/internal/plan.h"
-#include "tessera/primitives/runtime/threads.h"
+#include "tessera/primitives/reorder/internal/reorder_padding.h"
 #include "tessera/primitives/runtime/verbose.h"
 #include "tessera/simd/isa.h"
 #include "tessera/simd/memory.h"
@@ -165,7 +163,7 @@ absl::StatusOr<std::shared_ptr<const plan>> build(const memory_desc& src, const 
   }
   p->src_bytes = src.size_bytes();
   p->dst_bytes = dst.size_bytes();
-  if (!p->run_writes_padding) p->dst_padding = padding_of(dst);
+  if (!p->run_writes_padding) p->dst_padding = dst_padding_of(*p);
   return std::shared_ptr<const plan>(std::move(p));
 }
 
@@ -254,19 +252,6 @@ void prefetch_small(const plan& p, const void* src, const void* dst) {
   }
   for (int64_t b = 0; b < p.dst_bytes; b += 64) {
     simd::prefetch<simd::locality::l1>(static_cast<const char*>(dst) + b);
-  }
-}
-
-// Writes zeros into the padding of dst, each box's rows split over the threads in tasks of about
-// kMinElementsPerTask elements.
-void zero_dst_padding(const plan& p, char* dst) {
-  const padding_boxes& pad = p.dst_padding;
-  for (size_t b = 0; b < pad.boxes.size(); ++b) {
-    const int64_t rows = padding_rows(pad.boxes[b]);
-    if (rows == 0) continue;
-    const int64_t row_elements = pad.boxes[b].elements() / rows;
-    parallel_for(rows, std::max<int64_t>(1, kMinElementsPerTask / row_elements),
-                 [&](int64_t begin, int64_t end) { zero_padding_rows(pad, b, begin, end, dst); });
   }
 }
 
