@@ -163,7 +163,7 @@ absl::StatusOr<std::shared_ptr<const plan>> build(const memory_desc& src, const 
   }
   p->src_bytes = src.size_bytes();
   p->dst_bytes = dst.size_bytes();
-  if (!p->run_writes_padding) p->dst_padding = dst_padding_of(*p);
+  if (!p->run_writes_padding) p->dst_padding = padding_of(dst);
   return std::shared_ptr<const plan>(std::move(p));
 }
 
