@@ -4,8 +4,6 @@
 #include <cstring>
 #include <optional>
 
-#include <xmmintrin.h>
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "tessera/core/status.h"
@@ -20,6 +18,7 @@
 #include "tessera/primitives/reorder/internal/reorder_padding.h"
 #include "tessera/primitives/runtime/verbose.h"
 #include "tessera/simd/isa.h"
+#include "tessera/simd/memory.h"
 
 namespace tessera {
 namespace reorder_internal {
@@ -164,6 +163,7 @@ absl::StatusOr<std::shared_ptr<const plan>> build(const memory_desc& src, const 
   }
   p->src_bytes = src.size_bytes();
   p->dst_bytes = dst.size_bytes();
+  if (!p->run_writes_padding) p->dst_padding = padding_of(dst);
   return std::shared_ptr<const plan>(std::move(p));
 }
 
@@ -248,10 +248,10 @@ void prefetch_small(const plan& p, const void* src, const void* dst) {
   constexpr int64_t kMaxBytes = 16 << 10;
   if (p.src_bytes + p.dst_bytes > kMaxBytes) return;
   for (int64_t b = 0; b < p.src_bytes; b += 64) {
-    _mm_prefetch(static_cast<const char*>(src) + b, _MM_HINT_T0);
+    simd::prefetch<simd::locality::l1>(static_cast<const char*>(src) + b);
   }
   for (int64_t b = 0; b < p.dst_bytes; b += 64) {
-    _mm_prefetch(static_cast<const char*>(dst) + b, _MM_HINT_T0);
+    simd::prefetch<simd::locality::l1>(static_cast<const char*>(dst) + b);
   }
 }
 
@@ -307,7 +307,7 @@ absl::Status execute_plan(const plan& p, const exec_args& args) {
   ctx.src = static_cast<const char*>(src.data);
   ctx.dst = static_cast<char*>(dst.data);
   run(p, ctx);
-  if (!p.run_writes_padding) zero_padding(p, ctx.dst);
+  if (!p.run_writes_padding) zero_dst_padding(p, ctx.dst);
   return absl::OkStatus();
 }
 

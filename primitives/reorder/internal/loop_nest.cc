@@ -11,16 +11,14 @@ namespace tessera::reorder_internal {
 namespace {
 
 // A per-dim value array over the dims of `mask`, row-major in logical dim order: one value per
-// index of each masked dim of `dst`. Absent (mask < 0): no node, stride 0 everywhere.
+// index of each masked dim of `dst`.
 node_list mask_operand(const memory_desc& dst, const index_space& space, int mask) {
   std::array<dim_t, kMaxRank> strides{};
-  if (mask >= 0) {
-    dim_t s = 1;
-    for (int d = dst.rank() - 1; d >= 0; --d) {
-      if (!(mask & (1 << d))) continue;
-      strides[d] = s;
-      s *= dst.dims()[d];
-    }
+  dim_t s = 1;
+  for (int d = dst.rank() - 1; d >= 0; --d) {
+    if (!(mask & (1 << d))) continue;
+    strides[d] = s;
+    s *= dst.dims()[d];
   }
   return strided_nodes(space, {strides.data(), static_cast<size_t>(dst.rank())});
 }
@@ -33,12 +31,22 @@ absl::StatusOr<loop_nest> normalise(const memory_desc& src, const memory_desc& d
   TESSERA_ASSIGN_OR_RETURN(const node_list dst_nodes, nodes_of(dst));
   nest_operands<kOperands> ops;
   ops.space = index_space_of(dst);
-  const node_list src_scale = mask_operand(dst, ops.space, masks.src_scale);
-  const node_list dst_scale = mask_operand(dst, ops.space, masks.dst_scale);
-  const node_list src_zp = mask_operand(dst, ops.space, masks.src_zp);
-  const node_list dst_zp = mask_operand(dst, ops.space, masks.dst_zp);
-  const node_list oscale = mask_operand(dst, ops.space, masks.oscale);
-  ops.nodes = {&src_nodes, &dst_nodes, &src_scale, &dst_scale, &src_zp, &dst_zp, &oscale};
+  // An absent value array (mask < 0) has no node: stride 0 everywhere. Only the present ones are
+  // built: a node_list is 1.6 KB, and every create that misses the cache normalises.
+  static const node_list kAbsent;
+  const int mask_of[kOperands] = {-1, -1, masks.src_scale, masks.dst_scale, masks.src_zp,
+                                  masks.dst_zp, masks.oscale};
+  std::array<std::optional<node_list>, kOperands> present;
+  ops.nodes[kSrc] = &src_nodes;
+  ops.nodes[kDst] = &dst_nodes;
+  for (int op = kSrcScale; op < kOperands; ++op) {
+    if (mask_of[op] < 0) {
+      ops.nodes[op] = &kAbsent;
+      continue;
+    }
+    present[op] = mask_operand(dst, ops.space, mask_of[op]);
+    ops.nodes[op] = &*present[op];
+  }
   ops.base[kSrc] = src.offset0();
   ops.base[kDst] = dst.offset0();
   ops.order_by = kDst;

@@ -15,6 +15,7 @@
 
 #include "tessera/core/memory_desc.h"
 #include "tessera/primitives/common/attr.h"
+#include "tessera/primitives/common/zero_padding.h"
 #include "tessera/primitives/reorder/internal/copy_kernel.h"
 #include "tessera/primitives/reorder/internal/element_math.h"
 #include "tessera/primitives/reorder/internal/gather_kernel.h"
@@ -51,7 +52,8 @@ struct plan {
   std::string impl_name;  // empty until a kernel accepted the plan
   std::vector<std::string> declined;
   kernel_state kernel;
-  bool run_writes_padding = false;  // else execute() zeroes nest.padding itself
+  bool run_writes_padding = false;  // else execute() clears dst_padding after the kernel
+  padding_boxes dst_padding;        // of dst; empty when the kernel writes the padding
 
   std::string descs_text;  // verbose line fields
   std::string problem_text;

@@ -1,7 +1,7 @@
 #include "tessera/primitives/reorder/internal/reorder_padding.h"
 
 #include <algorithm>
-#include <cstring>
+#include <cstdint>
 
 #include "tessera/primitives/reorder/internal/nest_walk.h"
 #include "tessera/primitives/reorder/internal/plan.h"
@@ -9,19 +9,14 @@
 
 namespace tessera::reorder_internal {
 
-void zero_padding(const plan& p, char* dst) {
-  const int es = bytes_of(p.dst.dt());
-  for (const nest_box& box : p.nest.padding) {
-    const size_t n = box.nodes.size();
-    const bool contiguous = n == 0 || box.nodes.back().stride[kDst] == 1;
-    const size_t outer = contiguous && n > 0 ? n - 1 : n;
-    const int64_t run = contiguous && n > 0 ? box.nodes.back().size : 1;
-    parallel_for(product(box, 0, outer), std::max<int64_t>(1, kMinElementsPerTask / run),
-                 [&](int64_t begin, int64_t end) {
-                   walk(box, outer, begin, end, [&](const strides_t& off) {
-                     std::memset(dst + off[kDst] * es, 0, run * es);
-                   });
-                 });
+void zero_dst_padding(const plan& p, char* dst) {
+  const padding_boxes& pad = p.dst_padding;
+  for (size_t b = 0; b < pad.boxes.size(); ++b) {
+    const int64_t rows = padding_rows(pad.boxes[b]);
+    if (rows == 0) continue;
+    const int64_t row_elements = pad.boxes[b].elements() / rows;
+    parallel_for(rows, std::max<int64_t>(1, kMinElementsPerTask / row_elements),
+                 [&](int64_t begin, int64_t end) { zero_padding_rows(pad, b, begin, end, dst); });
   }
 }
 

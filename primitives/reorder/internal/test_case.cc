@@ -32,6 +32,79 @@ float scale_value(int64_t i, uint64_t seed) {
 }
 int32_t zp_value(int64_t i, uint64_t seed) { return static_cast<int32_t>((i * 7 + seed) % 11) - 5; }
 
+// Fills src (random values, or probes) and the old dst: the old dst matters for the sum post-op,
+// and its padding starts dirty so that zeroing is checked. Empty, or what failed.
+std::string fill_buffers(const reorder_case& c, std::vector<unsigned char>& src,
+                         std::vector<unsigned char>& dst) {
+  absl::Status filled =
+      c.fill == fill_kind::probe
+          ? testing::fill_probe(c.src, src.data(), c.dst.dt())
+          : testing::fill_random(c.src, src.data(), {.seed = c.seed});
+  if (!filled.ok()) return absl::StrCat("fill: ", filled.ToString());
+  absl::Status dst_filled = testing::fill_random(
+      c.dst, dst.data(), {.seed = c.seed + 100, .padding_byte = 0xA5, .lo = -4, .hi = 4});
+  if (!dst_filled.ok()) return absl::StrCat("fill dst: ", dst_filled.ToString());
+  return "";
+}
+
+// A copy of `from` in `storage`, placed `misalign` bytes past a 64-byte boundary.
+unsigned char* place_copy(const std::vector<unsigned char>& from, int misalign,
+                          std::vector<unsigned char>& storage) {
+  storage.resize(from.size() + 64 + misalign);
+  unsigned char* at = storage.data() +
+                      (64 - reinterpret_cast<uintptr_t>(storage.data()) % 64) % 64 + misalign;
+  if (!from.empty()) std::memcpy(at, from.data(), from.size());
+  return at;
+}
+
+// The scale and zero-point arrays of a case; they back the arguments add_quant_args sets.
+struct case_quant_arrays {
+  std::vector<float> src_scales, dst_scales;
+  std::vector<int32_t> src_zps, dst_zps;
+};
+
+// Sets the case's scale and zero-point arguments (values from scale_value and zp_value) in both
+// `args` (for the reorder) and `quant` (for the reference).
+void add_quant_args(const reorder_case& c, case_quant_arrays& v, exec_args& args,
+                    exec_args& quant) {
+  auto add = [&](arg a, int mask, auto& values, data_type dt, auto make) {
+    const int64_t n = masked_count(mask, c.dst);
+    for (int64_t i = 0; i < n; ++i) values.push_back(make(i, c.seed));
+    memory m{*memory_desc::with_strides({n}, dt, {1}), values.data()};
+    args.set(a, m);
+    quant.set(a, m);
+  };
+  const primitive_attr& at = c.attr;
+  const data_type f32 = data_type::f32, s32 = data_type::s32;
+  if (at.src_scales) add(arg::src_scales, at.src_scales->mask, v.src_scales, f32, scale_value);
+  if (at.dst_scales) add(arg::dst_scales, at.dst_scales->mask, v.dst_scales, f32, scale_value);
+  if (at.src_zero_points) {
+    add(arg::src_zero_points, at.src_zero_points->mask, v.src_zps, s32, zp_value);
+  }
+  if (at.dst_zero_points) {
+    add(arg::dst_zero_points, at.dst_zero_points->mask, v.dst_zps, s32, zp_value);
+  }
+}
+
+// "first difference at dst element offset <e>: got 0x.. want 0x.. (impl ..)" for the first
+// element (of `es` bytes) where got and want differ; got != want.
+std::string first_difference(const std::vector<unsigned char>& got,
+                             const std::vector<unsigned char>& want, int es,
+                             const std::string& impl) {
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (got[i] == want[i]) continue;
+    const size_t e = i / es;
+    std::string hex_got, hex_want;
+    for (int b = es - 1; b >= 0; --b) {
+      absl::StrAppend(&hex_got, absl::Hex(got[e * es + b], absl::kZeroPad2));
+      absl::StrAppend(&hex_want, absl::Hex(want[e * es + b], absl::kZeroPad2));
+    }
+    return absl::StrCat("first difference at dst element offset ", e, ": got 0x", hex_got,
+                        " want 0x", hex_want, " (impl ", impl, ")");
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string describe(const reorder_case& c) {
@@ -64,56 +137,21 @@ case_result run_case(const reorder_case& c, const std::string& filter) {
   result.impl = r->impl_name();
 
   std::vector<unsigned char> src(c.src.size_bytes()), got(c.dst.size_bytes());
-  absl::Status filled =
-      c.fill == fill_kind::probe
-          ? testing::fill_probe(c.src, src.data(), c.dst.dt())
-          : testing::fill_random(c.src, src.data(), {.seed = c.seed});
-  if (!filled.ok()) {
-    result.mismatch = absl::StrCat("fill: ", filled.ToString());
-    return result;
-  }
-  // The old dst matters for the sum post-op; padding starts dirty so zeroing is checked.
-  absl::Status dst_filled = testing::fill_random(
-      c.dst, got.data(), {.seed = c.seed + 100, .padding_byte = 0xA5, .lo = -4, .hi = 4});
-  if (!dst_filled.ok()) {
-    result.mismatch = absl::StrCat("fill dst: ", dst_filled.ToString());
-    return result;
-  }
+  result.mismatch = fill_buffers(c, src, got);
+  if (!result.mismatch.empty()) return result;
   std::vector<unsigned char> want = got;
 
-  std::vector<float> src_scales, dst_scales;
-  std::vector<int32_t> src_zps, dst_zps;
-  std::vector<memory_desc> quant_mds;
   // The kernel writes a copy of `got` placed dst_misalign bytes past a 64-byte boundary.
-  std::vector<unsigned char> placed_storage(got.size() + 64 + c.dst_misalign);
-  unsigned char* placed = placed_storage.data() +
-                          (64 - reinterpret_cast<uintptr_t>(placed_storage.data()) % 64) % 64 +
-                          c.dst_misalign;
-  if (!got.empty()) std::memcpy(placed, got.data(), got.size());
+  std::vector<unsigned char> placed_storage;
+  unsigned char* placed = place_copy(got, c.dst_misalign, placed_storage);
   // And reads a copy of src placed src_misalign bytes past one, when asked.
   std::vector<unsigned char> src_storage;
-  unsigned char* src_placed = src.data();
-  if (c.src_misalign >= 0) {
-    src_storage.resize(src.size() + 64 + c.src_misalign);
-    unsigned char* at = src_storage.data() +
-                        (64 - reinterpret_cast<uintptr_t>(src_storage.data()) % 64) % 64 +
-                        c.src_misalign;
-    if (!src.empty()) std::memcpy(at, src.data(), src.size());
-    src_placed = at;
-  }
+  unsigned char* src_placed =
+      c.src_misalign >= 0 ? place_copy(src, c.src_misalign, src_storage) : src.data();
   exec_args args{{arg_from, {c.src, src_placed}}, {arg_to, {c.dst, placed}}};
   exec_args quant;
-  auto add = [&](arg a, int mask, auto& values, data_type dt, auto make) {
-    const int64_t n = masked_count(mask, c.dst);
-    for (int64_t i = 0; i < n; ++i) values.push_back(make(i, c.seed));
-    memory m{*memory_desc::with_strides({n}, dt, {1}), values.data()};
-    args.set(a, m);
-    quant.set(a, m);
-  };
-  if (c.attr.src_scales) add(arg::src_scales, c.attr.src_scales->mask, src_scales, data_type::f32, scale_value);
-  if (c.attr.dst_scales) add(arg::dst_scales, c.attr.dst_scales->mask, dst_scales, data_type::f32, scale_value);
-  if (c.attr.src_zero_points) add(arg::src_zero_points, c.attr.src_zero_points->mask, src_zps, data_type::s32, zp_value);
-  if (c.attr.dst_zero_points) add(arg::dst_zero_points, c.attr.dst_zero_points->mask, dst_zps, data_type::s32, zp_value);
+  case_quant_arrays values;
+  add_quant_args(c, values, args, quant);
 
   absl::Status ran = r->execute(args);
   if (!ran.ok()) {
@@ -128,20 +166,7 @@ case_result run_case(const reorder_case& c, const std::string& filter) {
     return result;
   }
   if (got != want) {
-    const int es = bits_of(c.dst.dt()) / 8;
-    for (size_t i = 0; i < got.size(); ++i) {
-      if (got[i] != want[i]) {
-        const size_t e = i / es;
-        std::string hex_got, hex_want;
-        for (int b = es - 1; b >= 0; --b) {
-          absl::StrAppend(&hex_got, absl::Hex(got[e * es + b], absl::kZeroPad2));
-          absl::StrAppend(&hex_want, absl::Hex(want[e * es + b], absl::kZeroPad2));
-        }
-        result.mismatch = absl::StrCat("first difference at dst element offset ", e, ": got 0x",
-                                       hex_got, " want 0x", hex_want, " (impl ", result.impl, ")");
-        break;
-      }
-    }
+    result.mismatch = first_difference(got, want, bits_of(c.dst.dt()) / 8, result.impl);
   }
   return result;
 }
