@@ -5,7 +5,8 @@
 //   tessera::blocking_desc b;                          // nChw16c: one block of 16 on dim 1
 //   b.strides = {288, 144, 48, 16};
 //   b.inner_nblks = 1; b.inner_blks[0] = 16; b.inner_idxs[0] = 1;
-//   tessera::blocked_offset(tessera::block_view_of(4, b), {1, 16, 2, 0});  // 288 + 144 + 96 = 528
+//   std::array<tessera::dim_t, tessera::kMaxRank> i = {1, 16, 2, 0};
+//   tessera::blocked_offset(tessera::block_view_of(4, b), i);  // 288 + 144 + 96 = 528
 //
 // A blocked layout writes each logical index i_d as digits: one per inner block on d (the
 // innermost block takes the lowest digit) and the outer part i_d / B_d, where B_d is the product
@@ -63,35 +64,44 @@ struct outer_component {
 // blk_sizes[j] over j > k; on_outer sees dim d exactly once, with block_product = prod of
 // blk_sizes[k] over blk_dims[k] == d (1 when there is none) and stride strides[d]. Together the
 // components are every digit of the layout, and they visit the digits of each dim lowest first.
+// The divisors and block products are computed where they are passed (no per-dim state), so a
+// caller that does not read them (blocked_offset) compiles to the loop over the blocks alone.
 template <class OnInner, class OnOuter>
 constexpr void for_each_component(const block_view& v, OnInner&& on_inner, OnOuter&& on_outer) {
-  std::array<dim_t, kMaxRank> inside{};  // product of the blocks of each dim visited so far
-  for (int d = 0; d < v.rank; ++d) inside[d] = 1;
   dim_t tile_stride = 1;
   for (int k = v.nblks - 1; k >= 0; --k) {
     const int d = v.blk_dims[k];
-    const dim_t size = v.blk_sizes[k];
-    on_inner(inner_component{k, d, size, inside[d], tile_stride});
-    inside[d] *= size;
-    tile_stride *= size;
+    dim_t divisor = 1;
+    for (int j = k + 1; j < v.nblks; ++j) {
+      if (v.blk_dims[j] == d) divisor *= v.blk_sizes[j];
+    }
+    on_inner(inner_component{k, d, v.blk_sizes[k], divisor, tile_stride});
+    tile_stride *= v.blk_sizes[k];
   }
-  for (int d = 0; d < v.rank; ++d) on_outer(outer_component{d, inside[d], v.strides[d]});
+  for (int d = 0; d < v.rank; ++d) {
+    dim_t block_product = 1;
+    for (int k = 0; k < v.nblks; ++k) {
+      if (v.blk_dims[k] == d) block_product *= v.blk_sizes[k];
+    }
+    on_outer(outer_component{d, block_product, v.strides[d]});
+  }
 }
 
-// The element offset of `index` (one entry per dim, within the padded dims: not checked), without
-// offset0: the formula at the top of this file.
-// Post-condition: equals sum_d (index[d] / B_d) * strides[d] + sum_k ((index[dim_k] / divisor_k) %
-// size_k) * tile_stride_k for every index (the digits are peeled off each dim lowest first, which
-// divides by the same divisors).
-constexpr dim_t blocked_offset(const block_view& v, std::array<dim_t, kMaxRank> index) {
+// The element offset, without offset0, of the index held in `digits` (one entry per dim, within
+// the padded dims: not checked): the formula at the top of this file. `digits` is worked on in
+// place (each dim's block digits are peeled off, lowest first); on return digits[d] is dim d's
+// outer index i_d / B_d.
+// Post-condition: returns sum_d (i_d / B_d) * strides[d] + sum_k ((i_{dim_k} / divisor_k) %
+// size_k) * tile_stride_k (peeling divides by the same divisors, one block at a time).
+constexpr dim_t blocked_offset(const block_view& v, std::array<dim_t, kMaxRank>& digits) {
   dim_t off = 0;
   for_each_component(
       v,
       [&](const inner_component& c) {
-        off += (index[c.dim] % c.size) * c.stride;
-        index[c.dim] /= c.size;
+        off += (digits[c.dim] % c.size) * c.stride;
+        digits[c.dim] /= c.size;
       },
-      [&](const outer_component& c) { off += index[c.dim] * c.stride; });
+      [&](const outer_component& c) { off += digits[c.dim] * c.stride; });
   return off;
 }
 

@@ -37,6 +37,14 @@ constexpr dim_t offset_of(const blocking_desc& b, int rank, std::array<dim_t, kM
   return blocked_offset(block_view_of(rank, b), index);
 }
 
+// blocked_offset leaves each dim's outer index behind.
+constexpr bool leaves_outer_indices() {
+  std::array<dim_t, kMaxRank> i = {17, 6, 0, 0};
+  blocked_offset(block_view_of(4, multi_level()), i);
+  return i[0] == 1 && i[1] == 0 && i[2] == 0 && i[3] == 0;
+}
+static_assert(leaves_outer_indices());
+
 static_assert(offset_of(nchw16c(), 4, {1, 16, 2, 0}) == 288 + 144 + 2 * 48);
 static_assert(offset_of(nchw16c(), 4, {0, 5, 0, 1}) == 16 + 5);
 // a = 17: outer 1, digit 1; b = 6: outer 0, digits 1 (b / 4 % 4) and 2 (b % 4).
