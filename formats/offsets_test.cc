@@ -6,6 +6,7 @@
 // - memory_walk: for a tag layout, the position at which a walk of memory in the tag's order (the
 //   outer parts in tag order, then the blocks) meets each index.
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -137,9 +138,9 @@ TEST(Offsets, MemoryDescMatchesTheSpecFormulaBeyondTags) {
     // A view from a block-aligned origin to the end of every dim.
     std::vector<dim_t> origin(rank), sub(rank);
     for (int d = 0; d < rank; ++d) {
-      const dim_t blocks = md.padded_dims()[d] / r.tag.block_product(d);
-      origin[d] = static_cast<dim_t>(rng() % blocks) * r.tag.block_product(d);
-      origin[d] = std::min(origin[d], r.dims[d] - 1) / r.tag.block_product(d) * r.tag.block_product(d);
+      const dim_t block = r.tag.block_product(d);
+      const dim_t blocks_starting_inside = (r.dims[d] - 1) / block + 1;
+      origin[d] = static_cast<dim_t>(rng() % blocks_starting_inside) * block;
       sub[d] = r.dims[d] - origin[d];
     }
     descs.push_back(*md.submemory(sub, origin));
@@ -160,7 +161,8 @@ TEST(Offsets, MemoryDescMatchesTheSpecFormulaBeyondTags) {
       for_each_index(m.padded_dims(), [&](absl::Span<const dim_t> i) {
         const dim_t want = spec_offset(m, i);
         ASSERT_EQ(m.offset(i), want) << to_string(r.tag) << " " << index_string(i);
-        ASSERT_EQ(m.offset0() + nodes.offset(i), want) << to_string(r.tag) << " " << index_string(i);
+        ASSERT_EQ(m.offset0() + nodes.offset(i), want)
+            << to_string(r.tag) << " " << index_string(i);
       });
     }
   }
@@ -211,7 +213,8 @@ TEST(Offsets, EveryFormAgreesOverRandomLayouts) {
 // The derivation is constexpr: a static layout's offsets and nodes are constant expressions.
 using Blocked = static_layout<"OIhw4i16o4i", 32, 32, 1, 1>;
 static_assert(Blocked::offset(17, 6, 0, 0) == 512 + 64 + 4 + 2);
-static_assert(nodes_of(Blocked::value).offset(std::array<dim_t, 4>{17, 6, 0, 0}) == 512 + 64 + 4 + 2);
+static_assert(nodes_of(Blocked::value).offset(std::array<dim_t, 4>{17, 6, 0, 0}) ==
+              512 + 64 + 4 + 2);
 static_assert(nodes_of(Blocked::value).count == 4 + 3);
 
 }  // namespace

@@ -32,7 +32,11 @@ inline tag_layout random_plain_tag(std::mt19937& rng, int rank) {
 inline tag_layout random_blocked_tag(std::mt19937& rng, int rank) {
   tag_layout t = random_plain_tag(rng, rank);
   const dim_t sizes[] = {2, 3, 4, 8, 16};
-  for (int b = static_cast<int>(rng() % 4); b > 0; --b) t = block(t, rng() % rank, sizes[rng() % 5]);
+  for (int b = static_cast<int>(rng() % 4); b > 0; --b) {
+    const int dim = static_cast<int>(rng() % rank);
+    const dim_t size = sizes[rng() % 5];
+    t = block(t, dim, size);
+  }
   return t;
 }
 
