@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "tessera/core/block_structure.h"
 #include "tessera/core/status.h"
 
 namespace tessera {
@@ -134,7 +135,9 @@ absl::StatusOr<memory_desc> memory_desc::any(absl::Span<const dim_t> dims, data_
 std::array<dim_t, kMaxRank> memory_desc::block_products() const {
   std::array<dim_t, kMaxRank> b{};
   b.fill(1);
-  for (int k = 0; k < blocking_.inner_nblks; ++k) b[blocking_.inner_idxs[k]] *= blocking_.inner_blks[k];
+  for_each_component(
+      block_view_of(rank_, blocking_), [](const inner_component&) {},
+      [&](const outer_component& c) { b[c.dim] = c.block_product; });
   return b;
 }
 
@@ -268,18 +271,7 @@ dim_t memory_desc::offset(absl::Span<const dim_t> index) const {
   if (kind_ != format_kind::blocked) return 0;
   std::array<dim_t, kMaxRank> pos{};
   for (int d = 0; d < rank_ && d < static_cast<int>(index.size()); ++d) pos[d] = index[d] + padded_offsets_[d];
-  dim_t off = offset0_;
-  // The innermost block takes the lowest digits of its dim's index.
-  dim_t blk_stride = 1;
-  for (int k = blocking_.inner_nblks - 1; k >= 0; --k) {
-    const int d = blocking_.inner_idxs[k];
-    const dim_t size = blocking_.inner_blks[k];
-    off += (pos[d] % size) * blk_stride;
-    pos[d] /= size;
-    blk_stride *= size;
-  }
-  for (int d = 0; d < rank_; ++d) off += pos[d] * blocking_.strides[d];
-  return off;
+  return offset0_ + blocked_offset(block_view_of(rank_, blocking_), pos);
 }
 
 bool memory_desc::is_plain() const { return kind_ == format_kind::blocked && blocking_.inner_nblks == 0; }

@@ -12,10 +12,9 @@
 // where B_d is the product of the inner block sizes on dim d and the inner blocks are laid out
 // densely, innermost last, in the order of `inner_idxs`. Padded dims are multiples of B_d; the
 // elements in [dims, padded_dims) are padding (zero in every destination Tessera writes).
-// offset() is the reference form of this formula. formats/ restates it twice, each where its shape
-// pays: layout::offset (constexpr, strides and blocks precomputed) and node_list::offset (nodes_of,
-// one node per index component, what the loop nests and axis views are built from);
-// formats/make_memory_desc_test.cc checks both against offset() on every index of random layouts.
+// The structure behind the formula (digits, divisors, tile strides) is derived once, by
+// for_each_component in block_structure.h; offset() here, layout::offset and nodes_of (formats/)
+// are views of it. formats/offsets_test.cc checks them against the formula written out plainly.
 #ifndef TESSERA_CORE_MEMORY_DESC_H_
 #define TESSERA_CORE_MEMORY_DESC_H_
 
@@ -94,7 +93,14 @@ class memory_desc {
   // scalar: one element.
   int64_t size_bytes() const;
   // Element offset (offset0 and padded_offsets included) of a logical index; index must be within
-  // padded dims (not checked: this is the hot query). 0 for `any`/undef.
+  // padded dims (not checked). 0 for `any`/undef. Reference kernels and tests call it per element;
+  // the vector kernels walk loop nests instead (formats/loop_nest.h).
+  // Post-conditions, for a blocked descriptor and pos[d] = index[d] + padded_offsets[d] (missing
+  // entries of a shorter index count as 0): offset(index) == offset0 +
+  // blocked_offset(block_view_of(rank, blocking), pos) (block_structure.h), that is offset0 +
+  // sum_d (pos_d / B_d) * strides[d] + the position of pos's block digits in the dense inner tile;
+  // equal to offset0 + nodes_of(*this)->offset(index) (formats/algebra.h) over the padded dims
+  // when padded_offsets are 0 (as in every descriptor Tessera builds).
   dim_t offset(absl::Span<const dim_t> index) const;
 
   // No inner blocks.

@@ -46,40 +46,18 @@ absl::StatusOr<node_list> nodes_of(const memory_desc& md) {
         "nodes_of: the memory_desc is not blocked (format_kind any or undef has no layout)");
   }
   const blocking_desc& b = md.blocking();
-  node_list r;
-  r.rank = md.rank();
-  std::array<dim_t, kMaxRank> block{};
-  for (int d = 0; d < r.rank; ++d) {
-    r.dims[d] = md.padded_dims()[d];
-    block[d] = 1;
-  }
-  dim_t tile = 1;
-  for (int k = 0; k < b.inner_nblks; ++k) {
-    block[b.inner_idxs[k]] *= b.inner_blks[k];
-    tile *= b.inner_blks[k];
-  }
+  const int rank = md.rank();
   std::array<int, kMaxRank> order{};
-  for (int d = 0; d < r.rank; ++d) order[d] = d;
+  for (int d = 0; d < rank; ++d) order[d] = d;
   // Memory order: larger stride outside; ties (size-1 dims) keep the logical order. A stable
   // insertion sort: std::stable_sort would allocate, and a reorder missing its cache calls this.
-  for (int k = 1; k < r.rank; ++k) {
+  for (int k = 1; k < rank; ++k) {
     const int d = order[k];
     int j = k;
     for (; j > 0 && b.strides[d] > b.strides[order[j - 1]]; --j) order[j] = order[j - 1];
     order[j] = d;
   }
-  for (int k = 0; k < r.rank; ++k) {
-    const int d = order[k];
-    r.nodes[r.count++] = {r.dims[d] / block[d], b.strides[d], d, block[d]};
-  }
-  std::array<dim_t, kMaxRank> rest = block;
-  for (int k = 0; k < b.inner_nblks; ++k) {
-    const int d = b.inner_idxs[k];
-    rest[d] /= b.inner_blks[k];
-    tile /= b.inner_blks[k];
-    r.nodes[r.count++] = {b.inner_blks[k], tile, d, rest[d]};
-  }
-  return r;
+  return internal::nodes_in_order(block_view_of(rank, b), md.padded_dims().data(), order.data());
 }
 
 namespace {

@@ -94,8 +94,8 @@ struct layout_node {
 inline constexpr int kMaxNodes = 4 * kMaxRank;
 
 // Nodes in memory order, outermost (largest stride) first, over the padded index space `dims`.
-// offset() restates memory_desc::offset (the reference) component by component; the loop nests
-// (loop_nest.h) and axis views (axis_view.h) are derived from these nodes.
+// offset() sums the components; the loop nests (loop_nest.h) and axis views (axis_view.h) are
+// derived from these nodes.
 struct node_list {
   int rank = 0;
   std::array<dim_t, kMaxRank> dims{};  // the index space: padded dims
@@ -113,29 +113,45 @@ struct node_list {
   }
 };
 
-constexpr node_list nodes_of(const layout& l) {
+namespace internal {
+// The node list of a blocked layout over the padded dims `padded`: the outer part of each dim in
+// `memory_order` (outermost first), then the inner blocks outermost first, each node read from
+// core/block_structure.h's components. Both nodes_of overloads are this with their own order.
+constexpr node_list nodes_in_order(const block_view& v, const dim_t* padded,
+                                   const int* memory_order) {
   node_list r;
-  const tag_layout& t = l.tag();
-  r.rank = t.rank;
-  for (int d = 0; d < t.rank; ++d) r.dims[d] = l.padded_dims()[d];
-  for (int k = 0; k < t.rank; ++k) {
-    const int d = t.order[k];
-    r.nodes[r.count++] = {l.padded_dims()[d] / l.block_product(d), l.stride(d), d,
-                          l.block_product(d)};
-  }
-  std::array<dim_t, kMaxRank> rest{};
-  for (int d = 0; d < t.rank; ++d) rest[d] = l.block_product(d);
-  dim_t inner = t.tile_size();
-  for (int k = 0; k < t.nblks; ++k) {
-    const int d = t.blk_dims[k];
-    rest[d] /= t.blk_sizes[k];
-    inner /= t.blk_sizes[k];
-    r.nodes[r.count++] = {t.blk_sizes[k], inner, d, rest[d]};
-  }
+  r.rank = v.rank;
+  std::array<int, kMaxRank> position{};
+  for (int k = 0; k < v.rank; ++k) position[memory_order[k]] = k;
+  for (int d = 0; d < v.rank; ++d) r.dims[d] = padded[d];
+  for_each_component(
+      v,
+      [&](const inner_component& c) {
+        r.nodes[v.rank + c.block] = {c.size, c.stride, c.dim, c.divisor};
+      },
+      [&](const outer_component& c) {
+        r.nodes[position[c.dim]] = {padded[c.dim] / c.block_product, c.stride, c.dim,
+                                    c.block_product};
+      });
+  r.count = v.rank + v.nblks;
   return r;
 }
+}  // namespace internal
 
-// The nodes of a blocked memory_desc (offset0 is not included). Error for `any`/undef.
+// The nodes of a tag layout: the outer parts in the tag's memory order, then its blocks.
+// Post-conditions: count == rank + nblks; node k < rank is dim order[k]'s outer part
+// {padded / B_d, stride(d), d, B_d}; node rank + k is block k {size, tile stride, dim, divisor}
+// as core/block_structure.h defines them; offset(i) == l.offset(i) on every index of the padded
+// dims (formats/offsets_test.cc).
+constexpr node_list nodes_of(const layout& l) {
+  return internal::nodes_in_order(l.blocks(), l.padded_dims().data(), l.tag().order.data());
+}
+
+// The nodes of a blocked memory_desc (offset0 and padded_offsets are not included). `any` and
+// undef give InvalidArgument "nodes_of: the memory_desc is not blocked (...)".
+// Post-conditions: as nodes_of(layout), with the outer parts ordered by decreasing stride, ties
+// (size-1 dims) in logical order; offset(i) + offset0 == md.offset(i) on every index of the padded
+// dims when padded_offsets are 0.
 absl::StatusOr<node_list> nodes_of(const memory_desc& md);
 
 // Drops size-1 nodes and merges memory-adjacent nodes of the same dim that stay contiguous

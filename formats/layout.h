@@ -14,8 +14,9 @@
 // the product of dim d's blocks and the tile holds the blocks in tag order, last fastest.
 // Outer strides follow oneDNN: the innermost outer dim has stride tile_size(); each next one
 // multiplies by padded_dim / B_d (by 1 when that is 0, so a zero-size dim keeps strides unique).
-// memory_desc::offset is the reference form of this formula; offset() here is its constexpr
-// restatement (make_memory_desc_test.cc checks them, and nodes_of's, against each other).
+// offset() evaluates the structure core/block_structure.h derives for every blocked layout, as
+// memory_desc::offset and nodes_of do (formats/offsets_test.cc checks all of them against the
+// formula written out plainly, and against each other).
 #ifndef TESSERA_FORMATS_LAYOUT_H_
 #define TESSERA_FORMATS_LAYOUT_H_
 
@@ -28,6 +29,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "tessera/core/block_structure.h"
 #include "tessera/core/memory_desc.h"
 #include "tessera/formats/tag.h"
 
@@ -53,20 +55,15 @@ class layout {
   constexpr dim_t stride(int r) const { return strides_[r]; }
   constexpr std::span<const dim_t> strides() const { return {strides_.data(), size_t(tag_.rank)}; }
 
-  // Element offset of a logical index (padding included: i_d < padded_dims[d]).
+  // Element offset of a logical index (padding included: i_d < padded_dims[d]; not checked).
+  // Post-conditions: offset(i) == blocked_offset(view of stride() and the tag's blocks, i)
+  // (core/block_structure.h), that is sum_d (i_d / B_d) * stride(d) + the position of i's block
+  // digits in the tile (blocks in tag order, the last fastest); equal to memory_desc::offset of
+  // make_memory_desc(*this, dt) and to nodes_of(*this).offset(i) on every index of padded_dims().
   constexpr dim_t offset(std::span<const dim_t> index) const {
-    dim_t off = 0;
-    for (int d = 0; d < tag_.rank; ++d) off += index[d] / block_[d] * strides_[d];
-    // Position inside the tile: blocks in tag order, the last one fastest.
-    dim_t inner = 0;
-    std::array<dim_t, kMaxRank> rest{};  // product of dim d's blocks still to come (inner of k)
-    for (int d = 0; d < tag_.rank; ++d) rest[d] = block_[d];
-    for (int k = 0; k < tag_.nblks; ++k) {
-      const int d = tag_.blk_dims[k];
-      rest[d] /= tag_.blk_sizes[k];
-      inner = inner * tag_.blk_sizes[k] + (index[d] / rest[d]) % tag_.blk_sizes[k];
-    }
-    return off + inner;
+    std::array<dim_t, kMaxRank> digits{};
+    for (int d = 0; d < tag_.rank; ++d) digits[d] = index[d];
+    return blocked_offset(blocks(), digits);
   }
   template <std::integral... I>
   constexpr dim_t operator()(I... i) const {
@@ -86,6 +83,11 @@ class layout {
   }
   // Product of dim d's inner blocks.
   constexpr dim_t block_product(int d) const { return block_[d]; }
+  // The outer strides and the tag's inner blocks, as core/block_structure.h reads them; points
+  // into this layout.
+  constexpr block_view blocks() const {
+    return {tag_.rank, strides_.data(), tag_.nblks, tag_.blk_sizes.data(), tag_.blk_dims.data()};
+  }
 
   friend constexpr bool operator==(const layout&, const layout&) = default;
 

@@ -1,5 +1,5 @@
-// Test helper: the plain tag of a random permutation of `rank` dims ("cadb" for rank 4), the
-// start of the random layouts formats/' property tests block further.
+// Test helpers: the plain tag of a random permutation of `rank` dims ("cadb" for rank 4), the
+// start of the random layouts formats/' property tests block further, and one such blocking.
 //
 //   std::mt19937 rng(7);
 //   tag_layout t = random_plain_tag(rng, 4);
@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "tessera/formats/algebra.h"
 #include "tessera/formats/tag.h"
 
 namespace tessera {
@@ -24,6 +25,19 @@ inline tag_layout random_plain_tag(std::mt19937& rng, int rank) {
   std::string s;
   for (int d : perm) s += static_cast<char>('a' + d);
   return *parse_tag(s);
+}
+
+// A random plain tag with up to three inner blocks of sizes 2, 3, 4, 8 or 16 on random dims (a dim
+// may be blocked more than once, and its blocks need not nest): "cADb4a3d" for rank 4.
+inline tag_layout random_blocked_tag(std::mt19937& rng, int rank) {
+  tag_layout t = random_plain_tag(rng, rank);
+  const dim_t sizes[] = {2, 3, 4, 8, 16};
+  for (int b = static_cast<int>(rng() % 4); b > 0; --b) {
+    const int dim = static_cast<int>(rng() % rank);
+    const dim_t size = sizes[rng() % 5];
+    t = block(t, dim, size);
+  }
+  return t;
 }
 
 }  // namespace tessera
