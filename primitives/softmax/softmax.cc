@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "tessera/core/status.h"
+#include "tessera/formats/layout.h"
 #include "tessera/formats/make_memory_desc.h"
 #include "tessera/formats/md_string.h"
 #include "tessera/primitives/common/binding.h"
@@ -55,8 +55,6 @@ bool backward_type_ok(data_type dt) {
          dt == data_type::f16;
 }
 
-std::string dims_text(absl::Span<const dim_t> dims) { return absl::StrJoin(dims, "x"); }
-
 absl::Status check_alg(softmax_alg alg) {
   if (alg != softmax_alg::softmax && alg != softmax_alg::logsoftmax &&
       alg != softmax_alg::softmax_inf_as_zero) {
@@ -86,9 +84,9 @@ absl::Status check_same_dims(const memory_desc& md, const memory_desc& ref, cons
     return absl::InvalidArgumentError(absl::StrCat("softmax: ", what, " is undef"));
   }
   if (!std::equal(md.dims().begin(), md.dims().end(), ref.dims().begin(), ref.dims().end())) {
-    return absl::InvalidArgumentError(absl::StrCat("softmax: ", what, " dims ",
-                                                   dims_text(md.dims()), " differ from ", ref_what,
-                                                   " dims ", dims_text(ref.dims())));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "softmax: ", what, " dims ", dims_to_string(md.dims()), " differ from ", ref_what,
+        " dims ", dims_to_string(ref.dims())));
   }
   return absl::OkStatus();
 }
@@ -97,7 +95,7 @@ absl::Status check_axis(int axis, const memory_desc& md) {
   if (axis < 0 || axis >= md.rank()) {
     return absl::InvalidArgumentError(absl::StrCat("softmax: axis ", axis,
                                                    " is out of range [0, ", md.rank(),
-                                                   ") for dims ", dims_text(md.dims())));
+                                                   ") for dims ", dims_to_string(md.dims())));
   }
   return absl::OkStatus();
 }
@@ -170,9 +168,9 @@ absl::StatusOr<bound_arg> bind(const exec_args& args, arg a, const memory_desc& 
     case bind_failure::other_descriptor:
       return absl::InvalidArgumentError(absl::StrCat(
           "softmax: execution argument ", name_of(a), " has a descriptor (",
-          verbose_md_string(*b.given), " ", dims_text(b.given->dims()),
+          verbose_md_string(*b.given), " ", dims_to_string(b.given->dims()),
           ") other than the one the primitive was created with (", verbose_md_string(expected),
-          " ", dims_text(expected.dims()), ")"));
+          " ", dims_to_string(expected.dims()), ")"));
     case bind_failure::null_data:
       break;
   }
@@ -191,8 +189,8 @@ absl::Status check_aliasing(const bound_arg& in, const memory_desc& in_md, const
       return absl::InvalidArgumentError(absl::StrCat(
           "softmax: in-place execution (", out_name, " = ", in_name,
           ") needs equal descriptors; ", in_name, " is ", verbose_md_string(in_md), " ",
-          dims_text(in_md.dims()), ", ", out_name, " is ", verbose_md_string(out_md), " ",
-          dims_text(out_md.dims())));
+          dims_to_string(in_md.dims()), ", ", out_name, " is ", verbose_md_string(out_md), " ",
+          dims_to_string(out_md.dims())));
     case buffer_overlap::partial:
       break;
   }
@@ -318,7 +316,7 @@ verbose_record describe(const plan& pl, const std::string& impl) {
                         std::move(descs),
                         verbose_attr_string(p.attr),
                         std::move(aux),
-                        dims_text(p.in0.dims())};
+                        dims_to_string(p.in0.dims())};
 }
 
 }  // namespace
