@@ -3,13 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <numeric>
+#include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "tessera/core/status.h"
+#include "tessera/formats/layout.h"
 #include "tessera/formats/make_memory_desc.h"
 #include "tessera/formats/md_string.h"
 #include "tessera/primitives/common/binding.h"
@@ -19,12 +20,15 @@
 #include "tessera/primitives/common/unread_args.h"
 #include "tessera/primitives/runtime/threads.h"
 #include "tessera/primitives/runtime/verbose.h"
+#include "tessera/primitives/softmax/internal/create_checks.h"
+#include "tessera/primitives/softmax/internal/describe.h"
 #include "tessera/primitives/softmax/internal/plan.h"
 #include "tessera/primitives/softmax/internal/ref_kernel.h"
 #include "tessera/simd/isa.h"
 
 namespace tessera {
 
+using softmax_internal::describe;
 using softmax_internal::direction;
 using softmax_internal::kernel_kind;
 using softmax_internal::plan;
@@ -43,99 +47,7 @@ std::vector<std::string> softmax_kernel_names() { return softmax_internal::kerne
 
 namespace {
 
-bool forward_type_ok(data_type dt) {
-  switch (dt) {
-    case data_type::f32: case data_type::f64: case data_type::bf16: case data_type::f16:
-    case data_type::s8: case data_type::u8: return true;
-    default: return false;
-  }
-}
-bool backward_type_ok(data_type dt) {
-  return dt == data_type::f32 || dt == data_type::f64 || dt == data_type::bf16 ||
-         dt == data_type::f16;
-}
-
-std::string dims_text(absl::Span<const dim_t> dims) { return absl::StrJoin(dims, "x"); }
-
-absl::Status check_alg(softmax_alg alg) {
-  if (alg != softmax_alg::softmax && alg != softmax_alg::logsoftmax &&
-      alg != softmax_alg::softmax_inf_as_zero) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("softmax: unknown algorithm ", static_cast<int>(alg)));
-  }
-  return absl::OkStatus();
-}
-
-// A concrete input descriptor: blocked, rank 1..12.
-absl::Status check_concrete(const memory_desc& md, const char* what) {
-  if (md.kind() != format_kind::blocked) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "softmax: ", what, " must have a concrete layout (format_kind::blocked), got ",
-        md.kind() == format_kind::any ? "any" : "undef"));
-  }
-  if (md.rank() < 1 || md.rank() > kMaxRank) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("softmax: ", what, " has rank ", md.rank(), "; rank must be in [1, 12]"));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status check_same_dims(const memory_desc& md, const memory_desc& ref, const char* what,
-                             const char* ref_what) {
-  if (md.kind() == format_kind::undef) {
-    return absl::InvalidArgumentError(absl::StrCat("softmax: ", what, " is undef"));
-  }
-  if (!std::equal(md.dims().begin(), md.dims().end(), ref.dims().begin(), ref.dims().end())) {
-    return absl::InvalidArgumentError(absl::StrCat("softmax: ", what, " dims ",
-                                                   dims_text(md.dims()), " differ from ", ref_what,
-                                                   " dims ", dims_text(ref.dims())));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status check_axis(int axis, const memory_desc& md) {
-  if (axis < 0 || axis >= md.rank()) {
-    return absl::InvalidArgumentError(absl::StrCat("softmax: axis ", axis,
-                                                   " is out of range [0, ", md.rank(),
-                                                   ") for dims ", dims_text(md.dims())));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status check_forward_attr(const primitive_attr& attr) {
-  if (attr.src_zero_points || attr.dst_zero_points) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "softmax: zero points are not supported (attr \"", to_string(attr), "\")"));
-  }
-  if (attr.sum) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("softmax: the sum post-op is not supported (attr \"", to_string(attr), "\")"));
-  }
-  for (const auto* q : {&attr.src_scales, &attr.dst_scales}) {
-    if (*q && (*q)->mask != 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "softmax: scales must be common (mask 0), got mask ", (*q)->mask));
-    }
-  }
-  if (attr.oscale) {
-    if (attr.src_scales || attr.dst_scales) {
-      return absl::InvalidArgumentError(
-          "softmax: an output scale cannot be combined with src/dst scales");
-    }
-    if (attr.oscale->mask != 0 || attr.oscale->values.size() != 1) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "softmax: the output scale must be one common value (mask 0), got mask ",
-          attr.oscale->mask, " with ", attr.oscale->values.size(), " values"));
-    }
-    if (!std::isfinite(attr.oscale->values[0])) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("softmax: output scale ", attr.oscale->values[0], " is not finite"));
-    }
-  }
-  return absl::OkStatus();
-}
-
-verbose_record describe(const plan& pl, const std::string& impl);
+// ---- creation ----------------------------------------------------------------------------
 
 plan_cache<problem, plan>& cache() {
   static plan_cache<problem, plan> cache;
@@ -170,9 +82,9 @@ absl::StatusOr<bound_arg> bind(const exec_args& args, arg a, const memory_desc& 
     case bind_failure::other_descriptor:
       return absl::InvalidArgumentError(absl::StrCat(
           "softmax: execution argument ", name_of(a), " has a descriptor (",
-          verbose_md_string(*b.given), " ", dims_text(b.given->dims()),
+          verbose_md_string(*b.given), " ", dims_to_string(b.given->dims()),
           ") other than the one the primitive was created with (", verbose_md_string(expected),
-          " ", dims_text(expected.dims()), ")"));
+          " ", dims_to_string(expected.dims()), ")"));
     case bind_failure::null_data:
       break;
   }
@@ -191,8 +103,8 @@ absl::Status check_aliasing(const bound_arg& in, const memory_desc& in_md, const
       return absl::InvalidArgumentError(absl::StrCat(
           "softmax: in-place execution (", out_name, " = ", in_name,
           ") needs equal descriptors; ", in_name, " is ", verbose_md_string(in_md), " ",
-          dims_text(in_md.dims()), ", ", out_name, " is ", verbose_md_string(out_md), " ",
-          dims_text(out_md.dims())));
+          dims_to_string(in_md.dims()), ", ", out_name, " is ", verbose_md_string(out_md), " ",
+          dims_to_string(out_md.dims())));
     case buffer_overlap::partial:
       break;
   }
@@ -286,41 +198,6 @@ void run(const plan& pl, const void* in0, const void* in1, void* out, double out
   zero_padding(pl.out_padding, out);
 }
 
-// oneDNN's names of the algorithms.
-absl::string_view verbose_alg(softmax_alg alg) {
-  switch (alg) {
-    case softmax_alg::softmax:
-      return "softmax_accurate";
-    case softmax_alg::logsoftmax:
-      return "softmax_log";
-    case softmax_alg::softmax_inf_as_zero:
-      return "softmax_accurate_inf_as_zero";
-  }
-  return "undef";
-}
-
-// As oneDNN's softmax lines: forward "src dst", backward "src (the diff_src) dst diff_dst"; the
-// auxiliary field adds Tessera's axis_parts when a single group is split along its axis.
-verbose_record describe(const plan& pl, const std::string& impl) {
-  const problem& p = pl.prob;
-  const bool fwd = p.dir == direction::forward;
-  std::string descs =
-      fwd ? absl::StrCat(onednn_verbose_md_string("src", p.in0), " ",
-                         onednn_verbose_md_string("dst", p.out))
-          : absl::StrCat(onednn_verbose_md_string("src", p.out), " ",
-                         onednn_verbose_md_string("dst", p.in0), " ",
-                         onednn_verbose_md_string("diff_dst", p.in1));
-  std::string aux = absl::StrCat("alg:", verbose_alg(p.alg), " axis:", p.axis);
-  if (pl.geometry.split.parts > 0) absl::StrAppend(&aux, " axis_parts:", pl.geometry.split.parts);
-  return verbose_record{"softmax",
-                        impl,
-                        fwd ? "forward_training" : "backward_data",
-                        std::move(descs),
-                        verbose_attr_string(p.attr),
-                        std::move(aux),
-                        dims_text(p.in0.dims())};
-}
-
 }  // namespace
 
 // ---- forward -------------------------------------------------------------------------------
@@ -329,18 +206,7 @@ absl::StatusOr<softmax_forward> softmax_forward::create(softmax_alg alg, const m
                                                         const memory_desc& dst, int axis,
                                                         const primitive_attr& attr,
                                                         const softmax_options& options) {
-  TESSERA_RETURN_IF_ERROR(check_alg(alg));
-  TESSERA_RETURN_IF_ERROR(check_concrete(src, "src"));
-  TESSERA_RETURN_IF_ERROR(check_same_dims(dst, src, "dst", "src"));
-  TESSERA_RETURN_IF_ERROR(check_axis(axis, src));
-  for (const auto* md : {&src, &dst}) {
-    if (!forward_type_ok(md->dt())) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "softmax forward: ", md == &src ? "src" : "dst", " type ", name_of(md->dt()),
-          " is not supported (f32, f64, bf16, f16, s8, u8)"));
-    }
-  }
-  TESSERA_RETURN_IF_ERROR(check_forward_attr(attr));
+  TESSERA_RETURN_IF_ERROR(softmax_internal::check_forward_create(alg, src, dst, axis, attr));
   problem prob;
   prob.dir = direction::forward;
   prob.alg = alg;
@@ -397,24 +263,8 @@ absl::StatusOr<softmax_backward> softmax_backward::create(softmax_alg alg,
                                                           const memory_desc& dst, int axis,
                                                           const primitive_attr& attr,
                                                           const softmax_options& options) {
-  TESSERA_RETURN_IF_ERROR(check_alg(alg));
-  TESSERA_RETURN_IF_ERROR(check_concrete(diff_dst, "diff_dst"));
-  TESSERA_RETURN_IF_ERROR(check_concrete(dst, "dst"));
-  TESSERA_RETURN_IF_ERROR(check_same_dims(dst, diff_dst, "dst", "diff_dst"));
-  TESSERA_RETURN_IF_ERROR(check_same_dims(diff_src, diff_dst, "diff_src", "diff_dst"));
-  TESSERA_RETURN_IF_ERROR(check_axis(axis, diff_dst));
-  for (const auto& [md, what] : {std::pair{&diff_src, "diff_src"}, std::pair{&diff_dst, "diff_dst"},
-                                 std::pair{&dst, "dst"}}) {
-    if (!backward_type_ok(md->dt())) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "softmax backward: ", what, " type ", name_of(md->dt()),
-          " is not supported (f32, f64, bf16, f16; no int8 backward)"));
-    }
-  }
-  if (!attr.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "softmax backward: takes no attributes, got \"", to_string(attr), "\""));
-  }
+  TESSERA_RETURN_IF_ERROR(
+      softmax_internal::check_backward_create(alg, diff_src, diff_dst, dst, axis, attr));
   problem prob;
   prob.dir = direction::backward;
   // The gradient of softmax_inf_as_zero is the softmax one (an all -Inf row has dst = 0).

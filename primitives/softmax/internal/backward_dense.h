@@ -135,11 +135,74 @@ void backward_short_rows(const kernel_args& k, dim_t begin, dim_t end) {
   }
 }
 
+// Pass 1 of a row: its sum, Σ dy·y (softmax) or Σ dy (logsoftmax).
+template <class A, class Dst, class DiffDst, bool kLog>
+[[gnu::always_inline]] inline double backward_row_sum(const dense_geometry& g, const Dst* y,
+                                                      const DiffDst* dy) {
+  using F = vf<A>;
+  constexpr int W = kWidth<A>;
+  // Pass 1: sum(dy * y) (softmax): four vectors summed pairwise in f32 (products rounded once,
+  // two additions), widened to f64 once per four. sum(dy) (logsoftmax): each vector widened to
+  // f64 (exact): where the sum cancels, pairwise f32 roundings (eps of the addends) would be far
+  // beyond benchdnn's threshold on dy - exp(y) * sum (fuzz_softmax, strided 7x5x8x2 axis 0:
+  // 2.1e-5 relative against 1.9e-5).
+  // No aligning head here (pass 2 has one): the sums' grouping, and so the result's bits,
+  // would then depend on where dx sits, and in-place and out-of-place runs must agree.
+  wide_sum<A> k0;
+  for_each_run(g, [&](dim_t off, dim_t n) __attribute__((always_inline)) {
+    dim_t i = 0;
+    for (; i + 4 * W <= n; i += 4 * W) {
+      F d[4];
+      for (int j = 0; j < 4; ++j) d[j] = simd::load_f32<A>(dy + off + i + j * W);
+      if constexpr (kLog) {
+        for (int j = 0; j < 4; ++j) k0.add(d[j]);
+      } else {
+        F v[4];
+        for (int j = 0; j < 4; ++j) v[j] = simd::load_f32<A>(y + off + i + j * W);
+        k0.add_products4(d, v);
+      }
+    }
+    for (; i < n; i += W) {
+      const int rest = static_cast<int>(std::min<dim_t>(W, n - i));
+      F d = rest == W ? simd::load_f32<A>(dy + off + i)
+                      : load_partial<A>(dy + off + i, rest, 0.f);
+      if constexpr (kLog) {
+        k0.add(d);
+      } else {
+        F v = rest == W ? simd::load_f32<A>(y + off + i) : load_partial<A>(y + off + i, rest, 0.f);
+        k0.add_product(d, v);
+      }
+    }
+  });
+  return reduce_sum<A>(k0);
+}
+
+// Pass 2 of a row: dx from its sum `total`, fetching `next_dx` (when not null) into L1.
+template <class A, class Dst, class DiffDst, class DiffSrc, bool kLog>
+[[gnu::always_inline]] inline void backward_row_dx(const dense_geometry& g, const Dst* y,
+                                                   const DiffDst* dy, DiffSrc* dx, double total,
+                                                   DiffSrc* next_dx) {
+  using F = vf<A>;
+  // Pass 2. softmax in f32: within ~2 eps of the operand size (the test's bound is 4): the sum
+  // rounded to f32, then diff_dst - sum and the product rounded once each.
+  // logsoftmax: in f32 where nothing cancels, else in f64 (logsoftmax_dx_f32_where_safe,
+  // logsoftmax_dx_f64_for_row).
+  if constexpr (kLog) {
+    const simd::scaled_exp_f64<A> exp_times_sum(total);
+    const F sum(static_cast<float>(total));
+    const auto in_f64 = logsoftmax_dx_f64_for_row<A>(exp_times_sum);
+    map_row<A>(g, y, dy, dx, [&](F d, F v) __attribute__((always_inline)) {
+      return logsoftmax_dx_f32_where_safe<A>(d, v, sum, in_f64);
+    }, next_dx);
+  } else {
+    const F sum(static_cast<float>(total));
+    map_row<A>(g, y, dy, dx, [&](F d, F v) __attribute__((always_inline)) { return v * (d - sum); }, next_dx);
+  }
+}
+
 // kLog: logsoftmax; a template argument so that neither pass tests it per vector.
 template <class A, class Dst, class DiffDst, class DiffSrc, bool kLog>
 [[gnu::always_inline]] inline void backward_rows(const kernel_args& k, dim_t begin, dim_t end) {
-  using F = vf<A>;
-  constexpr int W = kWidth<A>;
   const dense_geometry& g = k.dense;
   if (is_short_row<A>(g)) {
     with_short_row_vectors<A>(g, [&](auto nv) __attribute__((always_inline)) {
@@ -153,63 +216,14 @@ template <class A, class Dst, class DiffDst, class DiffSrc, bool kLog>
     const Dst* y = static_cast<const Dst*>(k.in0) + base;
     const DiffDst* dy = static_cast<const DiffDst*>(k.in1) + base;
     DiffSrc* dx = static_cast<DiffSrc*>(k.out) + base;
-
-    // Pass 1: sum(dy * y) (softmax): four vectors summed pairwise in f32 (products rounded once,
-    // two additions), widened to f64 once per four. sum(dy) (logsoftmax): each vector widened to
-    // f64 (exact): where the sum cancels, pairwise f32 roundings (eps of the addends) would be far
-    // beyond benchdnn's threshold on dy - exp(y) * sum (fuzz_softmax, strided 7x5x8x2 axis 0:
-    // 2.1e-5 relative against 1.9e-5).
-    // No aligning head here (pass 2 has one): the sums' grouping, and so the result's bits,
-    // would then depend on where dx sits, and in-place and out-of-place runs must agree.
-    wide_sum<A> k0;
-    for_each_run(g, [&](dim_t off, dim_t n) __attribute__((always_inline)) {
-      dim_t i = 0;
-      for (; i + 4 * W <= n; i += 4 * W) {
-        F d[4];
-        for (int j = 0; j < 4; ++j) d[j] = simd::load_f32<A>(dy + off + i + j * W);
-        if constexpr (kLog) {
-          for (int j = 0; j < 4; ++j) k0.add(d[j]);
-        } else {
-          F v[4];
-          for (int j = 0; j < 4; ++j) v[j] = simd::load_f32<A>(y + off + i + j * W);
-          k0.add_products4(d, v);
-        }
-      }
-      for (; i < n; i += W) {
-        const int rest = static_cast<int>(std::min<dim_t>(W, n - i));
-        F d = rest == W ? simd::load_f32<A>(dy + off + i)
-                        : load_partial<A>(dy + off + i, rest, 0.f);
-        if constexpr (kLog) {
-          k0.add(d);
-        } else {
-          F v = rest == W ? simd::load_f32<A>(y + off + i) : load_partial<A>(y + off + i, rest, 0.f);
-          k0.add_product(d, v);
-        }
-      }
-    });
-    const double total = reduce_sum<A>(k0);
+    const double total = backward_row_sum<A, Dst, DiffDst, kLog>(g, y, dy);
 
     // Pass 2 fetches the next row's dx when rows are 1-16 KB.
     DiffSrc* next_dx = nullptr;
     if (row + 1 < end && worth_prefetching_rows(g, sizeof(Dst))) {
       next_dx = static_cast<DiffSrc*>(k.out) + k.rows.offset_of(row + 1);
     }
-
-    // Pass 2. softmax in f32: within ~2 eps of the operand size (the test's bound is 4): the sum
-    // rounded to f32, then diff_dst - sum and the product rounded once each.
-    // logsoftmax: in f32 where nothing cancels, else in f64 (logsoftmax_dx_f32_where_safe,
-    // logsoftmax_dx_f64_for_row).
-    if constexpr (kLog) {
-      const simd::scaled_exp_f64<A> exp_times_sum(total);
-      const F sum(static_cast<float>(total));
-      const auto in_f64 = logsoftmax_dx_f64_for_row<A>(exp_times_sum);
-      map_row<A>(g, y, dy, dx, [&](F d, F v) __attribute__((always_inline)) {
-        return logsoftmax_dx_f32_where_safe<A>(d, v, sum, in_f64);
-      }, next_dx);
-    } else {
-      const F sum(static_cast<float>(total));
-      map_row<A>(g, y, dy, dx, [&](F d, F v) __attribute__((always_inline)) { return v * (d - sum); }, next_dx);
-    }
+    backward_row_dx<A, Dst, DiffDst, DiffSrc, kLog>(g, y, dy, dx, total, next_dx);
   }
 }
 

@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/match.h"
 #include "tessera/formats/axis_view.h"
+#include "tessera/primitives/common/impl_name.h"
 #include "tessera/primitives/softmax/internal/ref_kernel.h"
 #include "tessera/primitives/softmax/internal/vector_kernels.h"
 #include "tessera/simd/kernel_table.h"
@@ -15,28 +16,38 @@
 namespace tessera::softmax_internal {
 namespace {
 
+// The kernel field of the implementation names: "xsimd:<isa>:dense", "xsimd:<isa>:strided",
+// "ref:any:scalar" (common/impl_name.h).
+constexpr absl::string_view kDenseKernel = "dense";
+constexpr absl::string_view kStridedKernel = "strided";
+constexpr absl::string_view kScalarKernel = "scalar";
+
+std::string vector_kernel_name(simd::isa isa, kernel_kind kind) {
+  return impl_name(kEngineXsimd, simd::name_of(isa),
+                   kind == kernel_kind::dense ? kDenseKernel : kStridedKernel);
+}
+std::string ref_kernel_name() { return impl_name(kEngineRef, kAnyIsa, kScalarKernel); }
+
 const simd::kernel_table<forward_selector>& forward_dense_table() {
   static const auto table = simd::make_kernel_table<forward_selector, simd::bf16_variant::yes>(
-      "dense", [](auto arch) { return &forward_dense_for<decltype(arch)>; });
+      kDenseKernel, [](auto arch) { return &forward_dense_for<decltype(arch)>; });
   return table;
 }
 const simd::kernel_table<forward_selector>& forward_strided_table() {
   static const auto table = simd::make_kernel_table<forward_selector, simd::bf16_variant::yes>(
-      "strided", [](auto arch) { return &forward_strided_for<decltype(arch)>; });
+      kStridedKernel, [](auto arch) { return &forward_strided_for<decltype(arch)>; });
   return table;
 }
 const simd::kernel_table<backward_selector>& backward_dense_table() {
   static const auto table = simd::make_kernel_table<backward_selector, simd::bf16_variant::yes>(
-      "dense", [](auto arch) { return &backward_dense_for<decltype(arch)>; });
+      kDenseKernel, [](auto arch) { return &backward_dense_for<decltype(arch)>; });
   return table;
 }
 const simd::kernel_table<backward_selector>& backward_strided_table() {
   static const auto table = simd::make_kernel_table<backward_selector, simd::bf16_variant::yes>(
-      "strided", [](auto arch) { return &backward_strided_for<decltype(arch)>; });
+      kStridedKernel, [](auto arch) { return &backward_strided_for<decltype(arch)>; });
   return table;
 }
-
-constexpr const char* kRefName = "ref:any:scalar";
 
 // The longest axis the vector kernels' logsoftmax takes: they count the maxima of each lane in
 // int32 (kernel_math.h: max_count), and a lane counts at most one element per axis step.
@@ -138,16 +149,59 @@ axis_split split_of(const kernel_args& g, simd::isa isa) {
 
 bool has_scales(const primitive_attr& a) { return a.src_scales || a.dst_scales || a.oscale; }
 
+// The vector kernel of `kind` on `isa` for this problem, or nullptr with the reason in `why`.
+// `layout_kind` and `layout_refusal` are vector_geometry's findings: the kind of kernel the
+// layout allows, or why it allows none.
+kernel_fn vector_kernel(const problem& prob, simd::isa isa, kernel_kind kind,
+                        kernel_kind layout_kind, const std::string& layout_refusal,
+                        std::string& why) {
+  kernel_fn fn = nullptr;
+  if (!layout_refusal.empty()) {
+    why = layout_refusal;
+  } else if (kind != layout_kind) {
+    why = layout_kind == kernel_kind::dense ? "the axis is dense" : "the axis is not dense";
+  } else if (has_scales(prob.attr)) {
+    why = "scales are computed by the reference kernel only";
+  } else if (prob.dir == direction::forward && prob.alg == softmax_alg::logsoftmax &&
+             prob.in0.dims()[prob.axis] > kMaxCountedAxis) {
+    why = absl::StrCat("logsoftmax counts each lane's maxima in int32: the axis length ",
+                       prob.in0.dims()[prob.axis], " is above 2^31 - 1");
+  } else if (prob.dir == direction::forward) {
+    const auto& table = kind == kernel_kind::dense ? forward_dense_table()
+                                                   : forward_strided_table();
+    fn = table.select(isa).fn(prob.in0.dt(), prob.out.dt());
+    if (fn == nullptr) why = "types not vectorised on this ISA";
+  } else {
+    const auto& table = kind == kernel_kind::dense ? backward_dense_table()
+                                                   : backward_strided_table();
+    fn = table.select(isa).fn(prob.in0.dt(), prob.in1.dt(), prob.out.dt());
+    if (fn == nullptr) why = "types not vectorised on this ISA (backward needs one type)";
+  }
+  return fn;
+}
+
+// Sets the plan's kernel to the vector kernel `fn` of `kind` on `isa`, with the layout's geometry.
+void take_vector_kernel(plan& result, kernel_kind kind, kernel_fn fn, const kernel_args& geometry,
+                        simd::isa isa) {
+  result.kind = kind;
+  result.fn = fn;
+  result.geometry = geometry;
+  result.geometry.alg = result.prob.alg;
+  if (kind == kernel_kind::strided) result.geometry.split = split_of(geometry, isa);
+  result.work_per_item = kind == kernel_kind::dense
+                             ? std::max<dim_t>(1, geometry.dense.len)
+                             : std::max<dim_t>(1, geometry.strided.len * geometry.strided.lanes);
+}
+
 }  // namespace
 
 std::vector<std::string> kernel_names() {
   std::vector<std::string> names;
   for (int i = simd::kNumIsas - 1; i >= 0; --i) {
-    const auto isa_name = simd::name_of(simd::kAllIsas[i]);
-    names.push_back(absl::StrCat("xsimd:", isa_name, ":dense"));
-    names.push_back(absl::StrCat("xsimd:", isa_name, ":strided"));
+    names.push_back(vector_kernel_name(simd::kAllIsas[i], kernel_kind::dense));
+    names.push_back(vector_kernel_name(simd::kAllIsas[i], kernel_kind::strided));
   }
-  names.push_back(kRefName);
+  names.push_back(ref_kernel_name());
   return names;
 }
 
@@ -157,58 +211,32 @@ absl::StatusOr<plan> make_plan(const problem& prob, const softmax_options& optio
   result.out_padding = padding_of(prob.out);
   std::vector<std::string> refusals;
 
-  kernel_kind kind = kernel_kind::ref;
+  kernel_kind layout_kind = kernel_kind::ref;
   kernel_args geometry;
-  const std::string layout_refusal = vector_geometry(prob, kind, geometry);
+  const std::string layout_refusal = vector_geometry(prob, layout_kind, geometry);
   const simd::isa best = simd::max_isa();
 
   // Vector kernels, best ISA first: the caller's filter may name a weaker ISA to force it.
   for (int i = simd::index_of(best); i >= 0; --i) {
     const simd::isa isa = simd::kAllIsas[i];
     for (kernel_kind k : {kernel_kind::dense, kernel_kind::strided}) {
-      const std::string name = absl::StrCat("xsimd:", simd::name_of(isa), ":",
-                                            k == kernel_kind::dense ? "dense" : "strided");
+      std::string name = vector_kernel_name(isa, k);
       if (!absl::StrContains(name, options.impl_filter)) continue;
       std::string why;
-      kernel_fn fn = nullptr;
-      if (!layout_refusal.empty()) {
-        why = layout_refusal;
-      } else if (k != kind) {
-        why = kind == kernel_kind::dense ? "the axis is dense" : "the axis is not dense";
-      } else if (has_scales(prob.attr)) {
-        why = "scales are computed by the reference kernel only";
-      } else if (prob.dir == direction::forward && prob.alg == softmax_alg::logsoftmax &&
-                 prob.in0.dims()[prob.axis] > kMaxCountedAxis) {
-        why = absl::StrCat("logsoftmax counts each lane's maxima in int32: the axis length ",
-                           prob.in0.dims()[prob.axis], " is above 2^31 - 1");
-      } else if (prob.dir == direction::forward) {
-        const auto& table = k == kernel_kind::dense ? forward_dense_table() : forward_strided_table();
-        fn = table.select(isa).fn(prob.in0.dt(), prob.out.dt());
-        if (fn == nullptr) why = "types not vectorised on this ISA";
-      } else {
-        const auto& table = k == kernel_kind::dense ? backward_dense_table() : backward_strided_table();
-        fn = table.select(isa).fn(prob.in0.dt(), prob.in1.dt(), prob.out.dt());
-        if (fn == nullptr) why = "types not vectorised on this ISA (backward needs one type)";
-      }
+      const kernel_fn fn = vector_kernel(prob, isa, k, layout_kind, layout_refusal, why);
       if (fn == nullptr) {
         refusals.push_back(absl::StrCat(name, ": ", why));
         continue;
       }
-      result.impl_name = name;
+      result.impl_name = std::move(name);
       result.declined = std::move(refusals);
-      result.kind = k;
-      result.fn = fn;
-      result.geometry = geometry;
-      result.geometry.alg = prob.alg;
-      if (k == kernel_kind::strided) result.geometry.split = split_of(geometry, isa);
-      result.work_per_item = k == kernel_kind::dense
-                                 ? std::max<dim_t>(1, geometry.dense.len)
-                                 : std::max<dim_t>(1, geometry.strided.len * geometry.strided.lanes);
+      take_vector_kernel(result, k, fn, geometry, isa);
       return result;
     }
   }
-  if (absl::StrContains(kRefName, options.impl_filter)) {
-    result.impl_name = kRefName;
+  std::string ref_name = ref_kernel_name();
+  if (absl::StrContains(ref_name, options.impl_filter)) {
+    result.impl_name = std::move(ref_name);
     result.declined = std::move(refusals);
     result.kind = kernel_kind::ref;
     result.work_per_item = std::max<dim_t>(1, prob.in0.dims()[prob.axis]);
