@@ -7,22 +7,15 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "tessera/core/block_structure.h"
+#include "tessera/core/internal/desc_checks.h"
 #include "tessera/core/status.h"
 
 namespace tessera {
 namespace {
 
-std::string dims_str(absl::Span<const dim_t> v) { return absl::StrCat("{", absl::StrJoin(v, ","), "}"); }
-
-bool mul_overflows(int64_t a, int64_t b, int64_t* out) { return __builtin_mul_overflow(a, b, out); }
-
-absl::Status check_rank(int rank, absl::string_view what) {
-  if (rank < 0 || rank > kMaxRank) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(what, ": rank ", rank, " is out of range: must be in [0, ", kMaxRank, "]"));
-  }
-  return absl::OkStatus();
-}
+using internal::check_rank;
+using internal::dims_str;
+using internal::mul_overflows;
 
 absl::Status check_dims(absl::Span<const dim_t> dims, data_type dt) {
   TESSERA_RETURN_IF_ERROR(check_rank(static_cast<int>(dims.size()), "memory_desc"));
@@ -372,160 +365,6 @@ absl::StatusOr<memory_desc> memory_desc::permute_axes(absl::Span<const int> perm
     md.blocking_.strides[perm[d]] = blocking_.strides[d];
   }
   for (int k = 0; k < blocking_.inner_nblks; ++k) md.blocking_.inner_idxs[k] = perm[blocking_.inner_idxs[k]];
-  return md;
-}
-
-absl::StatusOr<memory_desc> memory_desc::reshape(absl::Span<const dim_t> new_dims) const {
-  const int o_rank = static_cast<int>(new_dims.size());
-  TESSERA_RETURN_IF_ERROR(check_rank(o_rank, "reshape"));
-  if (kind_ == format_kind::undef) return absl::InvalidArgumentError("reshape: the descriptor is undef");
-  for (int d = 0; d < o_rank; ++d) {
-    if (new_dims[d] < 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("reshape: new dims[", d, "] = ", new_dims[d], " is negative in ", dims_str(new_dims)));
-    }
-  }
-  // Zero-size dims first, so that the order of the dims does not decide whether the product overflows.
-  const bool empty = std::find(new_dims.begin(), new_dims.end(), 0) != new_dims.end();
-  dim_t volume = empty ? 0 : 1;
-  for (int d = 0; d < o_rank && !empty; ++d) {
-    if (mul_overflows(volume, new_dims[d], &volume)) {
-      return absl::InvalidArgumentError(absl::StrCat("reshape: new dims ", dims_str(new_dims), " overflow int64"));
-    }
-  }
-  if (volume != nelems()) {
-    return absl::InvalidArgumentError(absl::StrCat("reshape: new dims ", dims_str(new_dims), " hold ", volume,
-                                                   " elements but dims ", dims_str(dims()), " hold ", nelems()));
-  }
-  if (kind_ == format_kind::any) return any(new_dims, dt_);
-  if (volume == 0) {
-    // No element keeps an offset, and an empty tensor accepts any strides (whose products may not
-    // fit int64): the result is the dense row-major layout of the new dims.
-    std::array<dim_t, kMaxRank> strides{};
-    dim_t stride = 1;
-    for (int d = o_rank - 1; d >= 0; --d) {
-      strides[d] = stride;
-      if (d > 0 && mul_overflows(stride, std::max<dim_t>(new_dims[d], 1), &stride)) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("reshape: the dense strides of new dims ", dims_str(new_dims), " overflow int64"));
-      }
-    }
-    return with_strides(new_dims, dt_, {strides.data(), static_cast<size_t>(o_rank)});
-  }
-
-  memory_desc md = *this;
-  md.rank_ = o_rank;
-  md.dims_.fill(0);
-  md.padded_dims_.fill(0);
-  md.padded_offsets_.fill(0);
-  md.blocking_.strides.fill(0);
-  const auto blocks = block_products();
-  const auto& i_dims = dims_;
-  const auto& i_pdims = padded_dims_;
-  const auto& i_strides = blocking_.strides;
-  auto fail = [&](absl::string_view why) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("reshape: cannot reshape dims ", dims_str(dims()), " to ", dims_str(new_dims), ": ", why));
-  };
-
-  // Walk both shapes from the innermost dim outwards, matching groups of equal volume, as
-  // oneDNN's dnnl_memory_desc_reshape does.
-  enum class action { remove_1, add_1, keep_dim, rearrange, fail };
-  int i_end = rank_, o_end = o_rank;
-  while (i_end != 0 || o_end != 0) {
-    int i_begin = i_end, o_begin = o_end;
-    action act;
-    if (i_end > 0 && i_dims[i_end - 1] == 1) {
-      i_begin = i_end - 1;
-      if (i_pdims[i_end - 1] == 1) {
-        act = action::remove_1;
-      } else if (o_end > 0 && new_dims[o_end - 1] == 1) {
-        o_begin = o_end - 1;
-        act = action::keep_dim;
-      } else {
-        return fail(absl::StrCat("dim ", i_end - 1, " has size 1 but is padded to ", i_pdims[i_end - 1],
-                                 " and is not kept"));
-      }
-    } else if (o_end > 0 && new_dims[o_end - 1] == 1) {
-      o_begin = o_end - 1;
-      act = action::add_1;
-    } else if (i_end == 0 || o_end == 0) {
-      return fail("the dims do not pair up");
-    } else {
-      i_begin = i_end - 1;
-      o_begin = o_end - 1;
-      dim_t i_vol = i_dims[i_begin], o_vol = new_dims[o_begin];
-      act = action::keep_dim;
-      while (i_vol != o_vol) {
-        if (i_vol < o_vol) {
-          if (i_begin == 0) return fail("no group of dims has matching volume");
-          if (mul_overflows(i_vol, i_dims[--i_begin], &i_vol)) return fail("a group of dims overflows int64");
-          if (i_vol == 0) return fail("a zero-size dim can only be kept, not merged");
-        } else {
-          if (o_begin == 0) return fail("no group of dims has matching volume");
-          if (mul_overflows(o_vol, new_dims[--o_begin], &o_vol)) return fail("a group of new dims overflows int64");
-          if (o_vol == 0) return fail("a zero-size dim can only be kept, not merged");
-        }
-      }
-      if (!(i_begin + 1 == i_end && o_begin + 1 == o_end)) act = action::rearrange;
-    }
-
-    switch (act) {
-      case action::remove_1:
-        break;
-      case action::add_1: {
-        dim_t stride = 1;
-        if (i_begin == rank_) {
-          stride = inner_block_size();
-        } else {
-          // Only an empty tensor (any strides are accepted there) can overflow this.
-          if (mul_overflows(i_strides[i_begin], i_dims[i_begin], &stride)) {
-            return fail(absl::StrCat("stride ", i_strides[i_begin], " of dim ", i_begin, " overflows int64"));
-          }
-          stride /= blocks[i_begin];
-        }
-        md.dims_[o_begin] = 1;
-        md.padded_dims_[o_begin] = 1;
-        md.padded_offsets_[o_begin] = 0;
-        md.blocking_.strides[o_begin] = stride;
-        break;
-      }
-      case action::keep_dim:
-        md.dims_[o_begin] = i_dims[i_begin];
-        md.padded_dims_[o_begin] = i_pdims[i_begin];
-        md.padded_offsets_[o_begin] = padded_offsets_[i_begin];
-        md.blocking_.strides[o_begin] = i_strides[i_begin];
-        for (int k = 0; k < blocking_.inner_nblks; ++k) {
-          if (blocking_.inner_idxs[k] == i_begin) md.blocking_.inner_idxs[k] = o_begin;
-        }
-        break;
-      case action::rearrange: {
-        for (int d = i_end - 1; d > i_begin; --d) {
-          if (i_dims[d] * i_strides[d] != i_strides[d - 1]) {
-            return fail(absl::StrCat("dims ", i_begin, "..", i_end - 1,
-                                     " are not dense and in logical order in memory (dim ", d - 1, " has stride ",
-                                     i_strides[d - 1], ", expected ", i_dims[d] * i_strides[d], ")"));
-          }
-        }
-        for (int d = i_begin; d < i_end; ++d) {
-          if (blocks[d] != 1) return fail(absl::StrCat("dim ", d, " is blocked and cannot be split or merged"));
-        }
-        dim_t stride = i_strides[i_end - 1];
-        for (int d = o_end - 1; d >= o_begin; --d) {
-          md.dims_[d] = new_dims[d];
-          md.padded_dims_[d] = new_dims[d];
-          md.padded_offsets_[d] = 0;
-          md.blocking_.strides[d] = stride;
-          stride *= new_dims[d];
-        }
-        break;
-      }
-      case action::fail:
-        return fail("unsupported");
-    }
-    i_end = i_begin;
-    o_end = o_begin;
-  }
   return md;
 }
 

@@ -127,6 +127,9 @@ class memory_desc {
   friend H AbslHashValue(H h, const memory_desc& md);
 
  private:
+  // reshape's walk over groups of dims of equal volume (memory_desc_reshape.cc).
+  class reshape_walk;
+
   // Product of the inner block sizes per dim (1 for unblocked dims), and over all blocks.
   std::array<dim_t, kMaxRank> block_products() const;
   dim_t inner_block_size() const;

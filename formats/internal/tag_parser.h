@@ -198,111 +198,150 @@ constexpr tag_parse_result fail(tag_error e, int position) {
   return r;
 }
 
-// Parses the abstract form: outer letters (a..l, uppercase when blocked, at most one 'x'),
-// then blocks <size><letter>. `rank` (-1: unknown) resolves 'x' and is checked when given.
-constexpr tag_parse_result parse_letter_form(std::string_view s, int rank) {
-  tag_parse_result r;
-  tag_layout& t = r.layout;
-  const int n = static_cast<int>(s.size());
-  auto pos = [](int i) { return i; };  // domain and letter forms share positions
+// What parse_letter_form has read so far, passed from one step to the next.
+struct letter_form_state {
+  tag_layout layout;             // order[0..named) and the blocks read so far
+  int named = 0;                 // letters a..l before the blocks
+  int x_at = -1;                 // index in layout.order where 'x' expands; -1 without 'x'
+  int dims_seen[kMaxRank] = {};  // per dim: 0 not named, 1 plain, 2 blocked (uppercase)
+  int blocks_at = 0;             // index in the tag of the first block: the first digit, or the size
+};
 
-  int named = 0;
-  int x_at = -1;  // index in `order` where x expands
-  int dims_seen[kMaxRank] = {};  // 0 unseen, 1 plain, 2 blocked
+// The letters before the first digit: dims a..l (uppercase when blocked), each once, and at most
+// one lowercase 'x'. Returns a failed result at the first bad letter, else an ok one with
+// st.named, st.x_at, st.dims_seen, st.layout.order[0..named) and st.blocks_at set.
+constexpr tag_parse_result read_outer_letters(std::string_view s, letter_form_state& st) {
+  const int n = static_cast<int>(s.size());
   int i = 0;
   for (; i < n && !is_digit(s[i]); ++i) {
     char c = s[i];
     if (c == 'x') {
-      if (x_at >= 0) return fail(tag_error::meta_x_twice, pos(i));
-      x_at = named;
+      if (st.x_at >= 0) return fail(tag_error::meta_x_twice, i);
+      st.x_at = st.named;
       continue;
     }
-    if (c == 'X') return fail(tag_error::meta_x_uppercase, pos(i));
+    if (c == 'X') return fail(tag_error::meta_x_uppercase, i);
     char l = to_lower(c);
-    if (l < 'a' || l > 'l') return fail(tag_error::bad_character, pos(i));
+    if (l < 'a' || l > 'l') return fail(tag_error::bad_character, i);
     int d = l - 'a';
-    if (dims_seen[d] != 0) return fail(tag_error::duplicate_dim, pos(i));
-    dims_seen[d] = is_upper(c) ? 2 : 1;
-    if (named == kMaxRank) return fail(tag_error::too_many_dims, pos(i));
-    t.order[named++] = d;
+    if (st.dims_seen[d] != 0) return fail(tag_error::duplicate_dim, i);
+    st.dims_seen[d] = is_upper(c) ? 2 : 1;
+    if (st.named == kMaxRank) return fail(tag_error::too_many_dims, i);
+    st.layout.order[st.named++] = d;
   }
+  st.blocks_at = i;
+  return {};
+}
 
-  // Blocks.
-  for (; i < n;) {
+// The blocks <size><letter> from st.blocks_at to the end: each size positive, each letter a dim
+// named in uppercase, each dim's block product at most 2^31, at most kMaxRank blocks. Returns a
+// failed result at the first bad block, else an ok one with st.layout's blocks set.
+constexpr tag_parse_result read_blocks(std::string_view s, letter_form_state& st) {
+  tag_layout& t = st.layout;
+  const int n = static_cast<int>(s.size());
+  for (int i = st.blocks_at; i < n; ++i) {
     if (!is_digit(s[i])) {
-      return fail(is_upper(s[i]) ? tag_error::uppercase_block_letter : tag_error::bad_character,
-                  pos(i));
+      return fail(is_upper(s[i]) ? tag_error::uppercase_block_letter : tag_error::bad_character, i);
     }
     const int size_at = i;
     dim_t size = 0;
     for (; i < n && is_digit(s[i]); ++i) {
       size = size * 10 + (s[i] - '0');
-      if (size > (dim_t{1} << 31)) return fail(tag_error::block_size_too_large, pos(size_at));
+      if (size > (dim_t{1} << 31)) return fail(tag_error::block_size_too_large, size_at);
     }
-    if (size == 0) return fail(tag_error::block_size_zero, pos(size_at));
-    if (i == n) return fail(tag_error::block_without_letter, pos(size_at));
+    if (size == 0) return fail(tag_error::block_size_zero, size_at);
+    if (i == n) return fail(tag_error::block_without_letter, size_at);
     char c = s[i];
-    if (is_upper(c)) return fail(tag_error::uppercase_block_letter, pos(i));
-    if (c < 'a' || c > 'l') return fail(tag_error::bad_character, pos(i));
+    if (is_upper(c)) return fail(tag_error::uppercase_block_letter, i);
+    if (c < 'a' || c > 'l') return fail(tag_error::bad_character, i);
     int d = c - 'a';
-    if (dims_seen[d] != 2) return fail(tag_error::block_of_unblocked_dim, pos(i));
-    if (t.nblks == kMaxRank) return fail(tag_error::too_many_blocks, pos(size_at));
+    if (st.dims_seen[d] != 2) return fail(tag_error::block_of_unblocked_dim, i);
+    if (t.nblks == kMaxRank) return fail(tag_error::too_many_blocks, size_at);
     t.blk_sizes[t.nblks] = size;
     t.blk_dims[t.nblks] = d;
     ++t.nblks;
-    if (t.block_product(d) > (dim_t{1} << 31)) {
-      return fail(tag_error::block_size_too_large, pos(size_at));
-    }
-    ++i;
+    if (t.block_product(d) > (dim_t{1} << 31)) return fail(tag_error::block_size_too_large, size_at);
   }
+  return {};
+}
+
+// Every dim named in uppercase has at least one block. Returns a failed result at the first such
+// dim's letter (the lowest dim first), else an ok one.
+constexpr tag_parse_result check_blocked_dims_have_blocks(std::string_view s, const letter_form_state& st) {
+  const tag_layout& t = st.layout;
+  const int n = static_cast<int>(s.size());
   for (int d = 0; d < kMaxRank; ++d) {
-    if (dims_seen[d] == 2 && t.block_product(d) == 1) {
+    if (st.dims_seen[d] == 2 && t.block_product(d) == 1) {
       bool has_block = false;
       for (int k = 0; k < t.nblks; ++k) has_block |= t.blk_dims[k] == d;
       if (!has_block) {
         int at = 0;
         while (at < n && to_lower(s[at]) != 'a' + d) ++at;
-        return fail(tag_error::blocked_dim_without_block, pos(at));
+        return fail(tag_error::blocked_dim_without_block, at);
       }
     }
   }
+  return {};
+}
 
-  if (x_at >= 0) {
-    if (rank < 0) return fail(tag_error::meta_x_needs_rank, -1);
-    if (rank > kMaxRank) return fail(tag_error::too_many_dims, -1);
-    for (int k = 0; k < named; ++k) {
-      if (t.order[k] >= rank) {
-        auto r2 = fail(tag_error::meta_x_rank_too_small, -1);
-        r2.tag_rank = t.order[k] + 1;
-        return r2;
-      }
+// The layout of a tag with 'x', which stands for the dims the tag does not name, in their logical
+// order. Pre: st read and checked (st.x_at >= 0). Fails without a rank, with a rank above
+// kMaxRank, or with one below a named dim.
+constexpr tag_parse_result expand_x(const letter_form_state& st, int rank) {
+  if (rank < 0) return fail(tag_error::meta_x_needs_rank, -1);
+  if (rank > kMaxRank) return fail(tag_error::too_many_dims, -1);
+  const tag_layout& t = st.layout;
+  for (int k = 0; k < st.named; ++k) {
+    if (t.order[k] >= rank) {
+      auto r = fail(tag_error::meta_x_rank_too_small, -1);
+      r.tag_rank = t.order[k] + 1;
+      return r;
     }
-    // x stands for the dims the tag does not name, in their logical order.
-    std::array<int, kMaxRank> order{};
-    int m = 0;
-    for (int k = 0; k < x_at; ++k) order[m++] = t.order[k];
-    for (int d = 0; d < rank; ++d)
-      if (dims_seen[d] == 0) order[m++] = d;
-    for (int k = x_at; k < named; ++k) order[m++] = t.order[k];
-    t.order = order;
-    t.rank = rank;
+  }
+  std::array<int, kMaxRank> order{};
+  int m = 0;
+  for (int k = 0; k < st.x_at; ++k) order[m++] = t.order[k];
+  for (int d = 0; d < rank; ++d)
+    if (st.dims_seen[d] == 0) order[m++] = d;
+  for (int k = st.x_at; k < st.named; ++k) order[m++] = t.order[k];
+  tag_parse_result r;
+  r.layout = t;
+  r.layout.order = order;
+  r.layout.rank = rank;
+  return r;
+}
+
+// The layout of a tag without 'x': its rank is the number of letters, which must be exactly the
+// first `named` letters, and must equal `rank` when that is given (>= 0). Pre: st read and checked.
+constexpr tag_parse_result layout_of_named_dims(std::string_view s, const letter_form_state& st, int rank) {
+  const int n = static_cast<int>(s.size());
+  for (int d = 0; d < st.named; ++d) {
+    if (st.dims_seen[d] == 0) {
+      int at = 0;
+      while (at < n && !is_digit(s[at]) && to_lower(s[at]) - 'a' < st.named) ++at;
+      return fail(tag_error::skipped_dim, at < n ? at : 0);
+    }
+  }
+  if (rank >= 0 && rank != st.named) {
+    auto r = fail(tag_error::rank_mismatch, -1);
+    r.tag_rank = st.named;
     return r;
   }
-
-  t.rank = named;
-  for (int d = 0; d < named; ++d) {
-    if (dims_seen[d] == 0) {
-      int at = 0;
-      while (at < n && !is_digit(s[at]) && to_lower(s[at]) - 'a' < named) ++at;
-      return fail(tag_error::skipped_dim, pos(at < n ? at : 0));
-    }
-  }
-  if (rank >= 0 && rank != t.rank) {
-    auto r2 = fail(tag_error::rank_mismatch, -1);
-    r2.tag_rank = t.rank;
-    return r2;
-  }
+  tag_parse_result r;
+  r.layout = st.layout;
+  r.layout.rank = st.named;
   return r;
+}
+
+// Parses the abstract form: outer letters (a..l, uppercase when blocked, at most one 'x'),
+// then blocks <size><letter>. `rank` (-1: unknown) resolves 'x' and is checked when given.
+// Positions in a failed result are indices in `s`.
+constexpr tag_parse_result parse_letter_form(std::string_view s, int rank) {
+  letter_form_state st;
+  if (auto r = read_outer_letters(s, st); !r.ok()) return r;
+  if (auto r = read_blocks(s, st); !r.ok()) return r;
+  if (auto r = check_blocked_dims_have_blocks(s, st); !r.ok()) return r;
+  return st.x_at >= 0 ? expand_x(st, rank) : layout_of_named_dims(s, st, rank);
 }
 
 // oneDNN 2.6.3 names whose layout differs from what their spelling says: an uppercase dim with no
