@@ -4,8 +4,12 @@
 
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <vector>
 
 #include "gtest/gtest.h"
+#include "tessera/simd/internal/op_kernels.h"
+#include "tessera/simd/isa.h"
 #include "xsimd/xsimd.hpp"
 
 namespace tessera::simd {
@@ -56,6 +60,28 @@ TYPED_TEST(ScalefTest, EachLaneUsesItsOwnExponent) {
   alignas(64) float out[batch::size];
   scalef<arch>(batch::load_aligned(x), batch::load_aligned(n)).store_aligned(out);
   for (std::size_t i = 0; i < batch::size; ++i) EXPECT_EQ(out[i], expected(x[i], n[i])) << i;
+}
+
+using scalef_fn = void (*)(const float*, const float*, float*, int64_t);
+
+std::vector<scalef_fn> every_arch() {
+  std::vector<scalef_fn> result = {&internal::scalef_kernel<xsimd::sse4_2>};
+  if (detected_isa() >= isa::avx2) result.push_back(&internal::scalef_kernel<xsimd::avx2>);
+  if (detected_isa() >= isa::avx512bw) result.push_back(&internal::scalef_kernel<xsimd::avx512bw>);
+  return result;
+}
+
+TEST(ScalefEveryIsa, MatchesOneRoundingOfTheExactProduct) {
+  std::vector<float> x, e;
+  for (int i = 0; i < 64 * 64; ++i) {
+    x.push_back((i % 2 ? -1.f : 1.f) * (1.f + static_cast<float>(i % 97) * 0x1.3p-7f));
+    e.push_back(static_cast<float>(i % 331) * 0.97f - 170.f);
+  }
+  for (scalef_fn f : every_arch()) {
+    std::vector<float> out(x.size());
+    f(x.data(), e.data(), out.data(), static_cast<int64_t>(x.size()));
+    for (size_t i = 0; i < x.size(); ++i) ASSERT_EQ(out[i], expected(x[i], e[i])) << i;
+  }
 }
 
 }  // namespace
