@@ -1,4 +1,4 @@
-// Array forms of the small per-ISA ops (widen.h), instantiated per ISA so that tests run each
+// Array forms of the small per-ISA ops (widen.h, scalef.h), instantiated per ISA so that tests run each
 // under every ISA the machine has (op_kernels.cc).
 #ifndef TESSERA_SIMD_INTERNAL_OP_KERNELS_H_
 #define TESSERA_SIMD_INTERNAL_OP_KERNELS_H_
@@ -12,6 +12,10 @@ namespace tessera::simd::internal {
 template <class Arch>
 void widen_narrow_kernel(const float* src, double* wide, const double* wide2, float* back,
                          int64_t n);
+
+// For each whole batch (n a multiple of the f32 lanes): out[i] = scalef(x[i], e[i]).
+template <class Arch>
+void scalef_kernel(const float* x, const float* e, float* out, int64_t n);
 
 }  // namespace tessera::simd::internal
 
