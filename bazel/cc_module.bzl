@@ -12,6 +12,8 @@ into them. Module names equal target names, so a dependent can find the BMI.
 Why the flags are what they are (clang-19):
   * `-Xclang -fmodules-embed-all-files`: otherwise the BMI refers to the headers it read by their
     absolute path inside the precompile action's sandbox, which is gone when a consumer compiles.
+  * CXX_STANDARD (bazel/cc_rules.bzl): -std must match between a BMI and its importers, and
+    every Tessera target carries it; a consumer's importing target names the same -std.
   * every transitively imported module must be named with `-fmodule-file=<name>=<pcm>`; a response
     file per module (`name.modmap`) lists them and module_copts() passes it.
 GCC 12 cannot build these (its -fmodules-ts rejects the export-using pattern): tag module targets
@@ -19,6 +21,7 @@ and their users "modules" so that --config=gcc filters them out.
 """
 
 load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")
+load("//bazel:cc_rules.bzl", "CXX_STANDARD")
 
 CcModuleInfo = provider(fields = {
     "flags": "depset of -fmodule-file=<name>=<pcm> for this module and all it imports",
@@ -29,7 +32,7 @@ def _compile_command(ctx, features, toolchain, compilation, src, out, extra_flag
     variables = cc_common.create_compile_variables(
         feature_configuration = features,
         cc_toolchain = toolchain,
-        user_compile_flags = ctx.fragments.cpp.copts + ctx.fragments.cpp.cxxopts +
+        user_compile_flags = ctx.fragments.cpp.copts + ctx.fragments.cpp.cxxopts + CXX_STANDARD +
                              ctx.attr.copts + extra_flags,
         source_file = src.path,
         output_file = out.path,

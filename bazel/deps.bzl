@@ -4,20 +4,25 @@ Load it from the WORKSPACE of Tessera and of any workspace that depends on Tesse
 
     local_repository(name = "tessera", path = "third_party/tessera")
     load("@tessera//bazel:deps.bzl", "tessera_deps")
-    tessera_deps()
+    tessera_deps()                  # or tessera_deps(multiarch = "aarch64-linux-gnu")
 
-Repositories it declares (each is skipped when the caller already declared one of that name):
-  @com_google_absl//:absl                      libabsl-dev (all libabsl_*.so)
-  @com_google_googletest//:gtest, :gtest_main, :gmock
-  @com_github_google_benchmark//:benchmark, :benchmark_main
+Repositories it declares, each under its upstream name and with upstream's target names, and each
+skipped when the caller declared one of that name before (for example Abseil from source):
+  @com_google_absl//absl/status:statusor, //absl/types:span, ...   libabsl-dev (bazel/debian_abseil.bzl)
+  @com_google_googletest//:gtest, :gtest_main, :gmock, :gmock_main  libgtest-dev
+  @com_github_google_benchmark//:benchmark, :benchmark_main         libbenchmark-dev
   @xsimd//:xsimd                               libxsimd-dev (header only)
   @onetbb//:tbb                                libtbb-dev
   @onednn//:dnnl                               libdnnl-dev: tests and benchmarks only, never the library
 and local stand-ins for @rules_cc, @rules_java and @remote_coverage_tools, which Bazel 4.2.3's
 built-in WORKSPACE suffix would otherwise download.
+
+Libraries are linked from /usr/lib/<multiarch triplet>: `multiarch` names the triplet, by default
+the host's (bazel/multiarch.bzl).
 """
 
-_LIBDIR = "/usr/lib/x86_64-linux-gnu"
+load("//bazel:debian_abseil.bzl", "debian_abseil")
+load("//bazel:multiarch.bzl", "multiarch_lib_dir")
 
 # --- Stand-ins for rule sets Bazel 4 wants to download --------------------------------------
 # Debian's bazel-rules-cc needs Bazel >= 5, so the stand-ins forward to Bazel 4's native rules.
@@ -54,20 +59,14 @@ sh_binary(name = "lcov_merger", srcs = ["unavailable.sh"])
 _no_coverage_tools = repository_rule(implementation = _no_coverage_tools_impl)
 
 # --- Debian system libraries as cc_library repositories ----------------------------------------
-# Headers are symlinked from /usr/include; libraries are linked with -l flags. Never add
-# -Wl,--as-needed: fastbuild tests link per-library .so files and gold would drop absl.
+# Headers are symlinked from /usr/include; libraries are linked with -L/usr/lib/<triplet> -l...
+# Never add -Wl,--as-needed: fastbuild tests link per-library .so files and gold would drop absl.
 
 def _debian_cc_library_impl(rctx):
     for path in rctx.attr.headers:
         rctx.symlink("/usr/include/" + path, "include/" + path)
     libs = list(rctx.attr.libs)
-    if rctx.attr.all_libs_with_prefix:
-        prefix = "lib" + rctx.attr.all_libs_with_prefix
-        libs += sorted([
-            p.basename[3:-3]
-            for p in rctx.path(_LIBDIR).readdir()
-            if p.basename.startswith(prefix) and p.basename.endswith(".so")
-        ])
+    lib_dirs = ["-L" + multiarch_lib_dir(rctx, rctx.attr.multiarch)] if libs else []
     rctx.file("BUILD", """package(default_visibility = ["//visibility:public"])
 cc_library(
     name = "{name}",
@@ -77,7 +76,7 @@ cc_library(
 )
 """.format(
         name = rctx.attr.target,
-        linkopts = repr(list(rctx.attr.linkopts) + ["-l" + l for l in libs]),
+        linkopts = repr(list(rctx.attr.linkopts) + lib_dirs + ["-l" + l for l in libs]),
     ) + rctx.attr.extra_build)
 
 _debian_cc_library = repository_rule(
@@ -86,7 +85,7 @@ _debian_cc_library = repository_rule(
         "target": attr.string(mandatory = True),
         "headers": attr.string_list(doc = "paths under /usr/include"),
         "libs": attr.string_list(),
-        "all_libs_with_prefix": attr.string(),
+        "multiarch": attr.string(doc = "multiarch triplet of the libraries; empty: the host's"),
         "linkopts": attr.string_list(),
         "extra_build": attr.string(),
     },
@@ -97,8 +96,13 @@ def _declare(name, rule, **kwargs):
     if not native.existing_rule(name):
         rule(name = name, **kwargs)
 
-def tessera_deps():
-    """Declares Tessera's external repositories. Call once from a WORKSPACE."""
+def tessera_deps(multiarch = ""):
+    """Declares Tessera's external repositories. Call once from a WORKSPACE.
+
+    Args:
+      multiarch: the Debian multiarch triplet whose libraries to link (x86_64-linux-gnu,
+        aarch64-linux-gnu, ...); empty: the host's, from dpkg-architecture or gcc.
+    """
     _declare(
         "rules_cc",
         _native_rule_forwarder,
@@ -122,9 +126,8 @@ def tessera_deps():
 
     # Debian's absl 20220623 is built with ABSL_OPTION_USE_STD_STRING_VIEW=0 (and optional,
     # variant, any = 0): absl::string_view is not std::string_view.
-    _declare("com_google_absl", _debian_cc_library,
-             target = "absl", headers = ["absl"], all_libs_with_prefix = "absl_")
-    _declare("com_google_googletest", _debian_cc_library,
+    _declare("com_google_absl", debian_abseil, multiarch = multiarch)
+    _declare("com_google_googletest", _debian_cc_library, multiarch = multiarch,
              target = "gtest", headers = ["gtest", "gmock"], libs = ["gmock", "gtest"],
              linkopts = ["-pthread"],
              extra_build = """
@@ -132,17 +135,17 @@ cc_library(name = "gtest_main", linkopts = ["-lgtest_main"], deps = [":gtest"])
 alias(name = "gmock", actual = ":gtest")
 alias(name = "gmock_main", actual = ":gtest_main")
 """)
-    _declare("com_github_google_benchmark", _debian_cc_library,
+    _declare("com_github_google_benchmark", _debian_cc_library, multiarch = multiarch,
              target = "benchmark", headers = ["benchmark"], libs = ["benchmark"],
              linkopts = ["-pthread"],
              extra_build = """
 cc_library(name = "benchmark_main", linkopts = ["-lbenchmark_main"], deps = [":benchmark"])
 """)
     _declare("xsimd", _debian_cc_library, target = "xsimd", headers = ["xsimd"])
-    _declare("onetbb", _debian_cc_library,
+    _declare("onetbb", _debian_cc_library, multiarch = multiarch,
              target = "tbb", headers = ["tbb", "oneapi/tbb", "oneapi/tbb.h"], libs = ["tbb"],
              linkopts = ["-pthread"])
-    _declare("onednn", _debian_cc_library,
+    _declare("onednn", _debian_cc_library, multiarch = multiarch,
              target = "dnnl",
              headers = ["oneapi/dnnl", "dnnl.h", "dnnl.hpp", "dnnl_config.h", "dnnl_debug.h",
                         "dnnl_types.h", "dnnl_version.h"],

@@ -19,6 +19,7 @@ Each per-ISA library compiles `src` with bazel/isa.bzl's ISA_COPTS[isa] and
 See docs/architecture.md.
 """
 
+load("//bazel:cc_rules.bzl", "CXX_STANDARD")
 load("//bazel:copts.bzl", "OPTIMIZED_IN_FASTBUILD")
 load("//bazel:isa.bzl", "ISA_COPTS", "TESSERA_ISAS")
 
@@ -37,7 +38,7 @@ def _per_isa_library(name, isa, arch, copts, src, hdrs, include_prefix, deps, vi
         # -O2 in fastbuild too: xsimd at -O0 calls a function per vector operation, about 50x
         # slower, and the kernel tests then take minutes (dbg keeps its -O0 for debugging).
         # The sanitizer configs keep their -O1 (docs/building.md: compile time).
-        copts = copts + OPTIMIZED_IN_FASTBUILD,
+        copts = CXX_STANDARD + copts + OPTIMIZED_IN_FASTBUILD,
         # TESSERA_ISA_NS names the per-ISA namespace the source's definitions live in
         # (simd/per_isa.h), so that no two ISAs' instantiations share a symbol.
         local_defines = ["TESSERA_SIMD_ARCH=" + arch, "TESSERA_ISA_NS=isa_" + isa],
