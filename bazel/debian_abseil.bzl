@@ -13,8 +13,8 @@ files name the same labels whether a workspace uses this repository or Abseil fr
     a symlink to /usr/include/absl) as system headers, as Debian's are, and links every
     libabsl_*.so of /usr/lib/<multiarch triplet> (bazel/multiarch.bzl).
 So a target exposes and links more of Abseil than upstream's would: Debian ships Abseil as about
-sixty shared libraries whose internal dependencies Debian does not record, and listing them per
-target would have to be kept in step with each Debian release. Linking unused shared libraries
+sixty shared libraries, and a per-target list of them would have to be kept in step with each
+Debian release. Linking unused shared libraries
 costs only link time (never add -Wl,--as-needed: docs/building.md).
 """
 
