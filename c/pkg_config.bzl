@@ -24,7 +24,7 @@ def _tessera_pkg_config_impl(ctx):
         "Cflags: -I${includedir}",
         "",
     ]))
-    return [DefaultInfo(files = depset([out]))]
+    return [DefaultInfo(files = depset([out]), runfiles = ctx.runfiles(files = [out]))]
 
 tessera_pkg_config = rule(
     implementation = _tessera_pkg_config_impl,
