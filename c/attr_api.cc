@@ -49,7 +49,8 @@ tessera_status tessera_primitive_attr_set_scales(tessera_primitive_attr_t attr, 
     constexpr const char* kFn = "tessera_primitive_attr_set_scales";
     if (auto s = require(attr, kFn, "attr")) return s;
     std::optional<tessera::quant_param>* member = nullptr;
-    if (auto s = pick_side(kFn, which, attr->attr.src_scales, attr->attr.dst_scales, member)) {
+    if (auto s = pick_side(kFn, tessera_c::raw_enum(which), attr->attr.src_scales,
+                           attr->attr.dst_scales, member)) {
       return s;
     }
     *member = tessera::quant_param{.mask = mask};
@@ -63,8 +64,8 @@ tessera_status tessera_primitive_attr_set_zero_points(tessera_primitive_attr_t a
     constexpr const char* kFn = "tessera_primitive_attr_set_zero_points";
     if (auto s = require(attr, kFn, "attr")) return s;
     std::optional<tessera::quant_param>* member = nullptr;
-    if (auto s = pick_side(kFn, which, attr->attr.src_zero_points, attr->attr.dst_zero_points,
-                           member)) {
+    if (auto s = pick_side(kFn, tessera_c::raw_enum(which), attr->attr.src_zero_points,
+                           attr->attr.dst_zero_points, member)) {
       return s;
     }
     *member = tessera::quant_param{.mask = mask};

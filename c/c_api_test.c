@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <threads.h>
 
 #include <tessera/c/tessera.h>
 
@@ -349,6 +350,59 @@ static void test_softmax_scales(void) {
   tessera_memory_desc_destroy(src_md);
 }
 
+/* docs/c_api.md's example: f32 nchw -> bf16 nChw16c, then a softmax over the channels with a dst
+ * of "any", which takes the blocked layout; each (n, h, w) sums to 1 over the 17 channels. */
+static float bf16_value(uint16_t bits) {
+  const uint32_t wide = (uint32_t)bits << 16;
+  float f;
+  memcpy(&f, &wide, sizeof f);
+  return f;
+}
+
+static void test_docs_example(void) {
+  enum { N = 2, C = 17, H = 3, W = 3, CP = 32 };
+  const int64_t dims[4] = {N, C, H, W};
+  static float src[N * C * H * W];
+  static uint16_t blocked[N * CP * H * W], probs[N * CP * H * W];
+  for (int i = 0; i < N * C * H * W; ++i) src[i] = (float)(i % 13) * 0.25f;
+  tessera_memory_desc_t src_md = NULL, dst_md = NULL, any_md = NULL, out_md = NULL;
+  tessera_primitive_t reorder = NULL, softmax = NULL;
+  CHECK_OK(tessera_memory_desc_create_with_tag(&src_md, 4, dims, TESSERA_F32, "nchw"));
+  CHECK_OK(tessera_memory_desc_create_with_tag(&dst_md, 4, dims, TESSERA_BF16, "nChw16c"));
+  CHECK_OK(tessera_reorder_create(&reorder, src_md, dst_md, NULL));
+  size_t dst_bytes = 0;
+  CHECK_OK(tessera_memory_desc_get_size(dst_md, &dst_bytes));
+  CHECK(dst_bytes == sizeof blocked);
+  const tessera_exec_arg args[2] = {{TESSERA_ARG_FROM, src, NULL},
+                                    {TESSERA_ARG_TO, blocked, NULL}};
+  CHECK_OK(tessera_primitive_execute(reorder, 2, args));
+
+  CHECK_OK(tessera_memory_desc_create_with_tag(&any_md, 4, dims, TESSERA_BF16, "any"));
+  CHECK_OK(tessera_softmax_forward_create(&softmax, TESSERA_SOFTMAX, dst_md, any_md, 1, NULL));
+  CHECK_OK(tessera_primitive_get_desc(softmax, TESSERA_ARG_DST, &out_md));
+  int equal = 0;
+  CHECK_OK(tessera_memory_desc_equal(out_md, dst_md, &equal));
+  CHECK(equal == 1);
+  const tessera_exec_arg sargs[2] = {{TESSERA_ARG_SRC, blocked, NULL},
+                                     {TESSERA_ARG_DST, probs, NULL}};
+  CHECK_OK(tessera_primitive_execute(softmax, 2, sargs));
+  for (int n = 0; n < N; ++n) {
+    for (int hw = 0; hw < H * W; ++hw) {
+      double sum = 0;
+      for (int c = 0; c < C; ++c) {
+        sum += bf16_value(probs[((n * 2 + c / 16) * H * W + hw) * 16 + c % 16]);
+      }
+      CHECK(fabs(sum - 1.0) <= 1e-2); /* each term rounded to bf16: within 2^-9 of itself */
+    }
+  }
+  tessera_primitive_destroy(softmax);
+  tessera_primitive_destroy(reorder);
+  tessera_memory_desc_destroy(out_md);
+  tessera_memory_desc_destroy(any_md);
+  tessera_memory_desc_destroy(dst_md);
+  tessera_memory_desc_destroy(src_md);
+}
+
 /* Bad input: each call fails with its code and message, stores NULL in its out parameter, and a
  * failed execution leaves the destination untouched. */
 static void test_descriptor_errors(void) {
@@ -564,6 +618,27 @@ static void test_primitive_errors(void) {
   tessera_memory_desc_destroy(f32_md);
 }
 
+/* The message is per thread: a failure on another thread leaves this thread's message alone, and
+ * that thread sees its own. */
+static int fail_on_thread(void* message_ok) {
+  const tessera_status s = tessera_memory_desc_get_ndims(NULL, NULL);
+  *(int*)message_ok = s == TESSERA_INVALID_ARGUMENT &&
+                      strcmp(tessera_last_error_message(),
+                             "tessera_memory_desc_get_ndims: md is NULL") == 0;
+  return 0;
+}
+
+static void test_error_message_is_per_thread(void) {
+  CHECK_FAILS(tessera_primitive_attr_create(NULL), TESSERA_INVALID_ARGUMENT,
+              "tessera_primitive_attr_create: attr is NULL");
+  int message_ok = 0;
+  thrd_t thread;
+  CHECK(thrd_create(&thread, fail_on_thread, &message_ok) == thrd_success);
+  CHECK(thrd_join(thread, NULL) == thrd_success);
+  CHECK(message_ok == 1);
+  CHECK(strcmp(tessera_last_error_message(), "tessera_primitive_attr_create: attr is NULL") == 0);
+}
+
 int main(void) {
   test_version_and_status_names();
   test_memory_desc_queries();
@@ -571,9 +646,11 @@ int main(void) {
   test_reorder_attributes();
   test_softmax();
   test_softmax_scales();
+  test_docs_example();
   test_descriptor_errors();
   test_attr_errors();
   test_primitive_errors();
+  test_error_message_is_per_thread();
   if (failures != 0) {
     fprintf(stderr, "%d checks failed\n", failures);
     return 1;

@@ -43,7 +43,8 @@ if [[ -n "$others" ]]; then
 fi
 # Every function the header declares, and nothing else named tessera_, is exported.
 declared=$(grep -oE '\btessera_[a-z0-9_]+\(' "$header" | tr -d '(' | sort -u)
-exported=$(readelf --dyn-syms -W "$so" | awk '$7 != "UND" && $8 ~ /^tessera_/ { print $8 }' | sort -u)
+exported=$(readelf --dyn-syms -W "$so" |
+  awk '$7 != "UND" && $8 ~ /^tessera_/ { print $8 }' | sort -u)
 if [[ "$declared" != "$exported" ]]; then
   echo "FAIL: exported tessera_ symbols differ from the header's functions:" >&2
   diff <(echo "$declared") <(echo "$exported") >&2 || true

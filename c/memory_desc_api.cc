@@ -77,7 +77,7 @@ tessera_status tessera_memory_desc_create_with_tag(tessera_memory_desc_t* md, in
   return tessera_c::guarded([&]() -> tessera_status {
     constexpr const char* kFn = "tessera_memory_desc_create_with_tag";
     tessera::data_type dt;
-    if (auto s = check_shape(kFn, md, ndims, dims, type, dt)) return s;
+    if (auto s = check_shape(kFn, md, ndims, dims, tessera_c::raw_enum(type), dt)) return s;
     if (auto s = require(tag, kFn, "tag")) return s;
     return store(tessera::make_memory_desc(span_of(dims, ndims), dt, tag), md);
   });
@@ -90,7 +90,7 @@ tessera_status tessera_memory_desc_create_with_strides(tessera_memory_desc_t* md
   return tessera_c::guarded([&]() -> tessera_status {
     constexpr const char* kFn = "tessera_memory_desc_create_with_strides";
     tessera::data_type dt;
-    if (auto s = check_shape(kFn, md, ndims, dims, type, dt)) return s;
+    if (auto s = check_shape(kFn, md, ndims, dims, tessera_c::raw_enum(type), dt)) return s;
     if (ndims > 0) {
       if (auto s = require(strides, kFn, "strides")) return s;
     }

@@ -85,10 +85,11 @@ tessera_status collect_args(const tessera_primitive& p, int nargs, const tessera
   std::array<int, kArgCount> seen_at;
   seen_at.fill(-1);
   for (int i = 0; i < nargs; ++i) {
-    const std::optional<tessera::arg> a = tessera_c::to_arg(args[i].kind);
+    const int kind = tessera_c::raw_enum(args[i].kind);
+    const std::optional<tessera::arg> a = tessera_c::to_arg(kind);
     if (!a) {
       return fail(TESSERA_INVALID_ARGUMENT,
-                  absl::StrCat(kFn, ": args[", i, "].kind is ", static_cast<int>(args[i].kind),
+                  absl::StrCat(kFn, ": args[", i, "].kind is ", kind,
                                ", not a tessera_arg (0 .. ", kArgCount - 1, ")"));
     }
     int& first = seen_at[static_cast<int>(*a)];
@@ -170,7 +171,7 @@ tessera_status tessera_softmax_forward_create(tessera_primitive_t* primitive,
     constexpr const char* kFn = "tessera_softmax_forward_create";
     if (auto s = check_create(kFn, primitive, {{src, "src"}, {dst, "dst"}})) return s;
     tessera::softmax_alg a;
-    if (auto s = check_alg(kFn, alg, a)) return s;
+    if (auto s = check_alg(kFn, tessera_c::raw_enum(alg), a)) return s;
     const tessera_primitive_attr& at = attr != nullptr ? *attr : kNoAttr;
     return store(tessera::softmax_forward::create(
                      a, src->desc, dst->desc, axis, at.attr,
@@ -192,7 +193,7 @@ tessera_status tessera_softmax_backward_create(tessera_primitive_t* primitive,
       return s;
     }
     tessera::softmax_alg a;
-    if (auto s = check_alg(kFn, alg, a)) return s;
+    if (auto s = check_alg(kFn, tessera_c::raw_enum(alg), a)) return s;
     const tessera_primitive_attr& at = attr != nullptr ? *attr : kNoAttr;
     return store(tessera::softmax_backward::create(
                      a, diff_src->desc, diff_dst->desc, dst->desc, axis, at.attr,
@@ -232,11 +233,12 @@ tessera_status tessera_primitive_get_desc(const_tessera_primitive_t primitive, t
     if (auto s = require(md, kFn, "md")) return s;
     *md = nullptr;
     if (auto s = require(primitive, kFn, "primitive")) return s;
-    const std::optional<tessera::arg> a = tessera_c::to_arg(which);
+    const int raw_which = tessera_c::raw_enum(which);
+    const std::optional<tessera::arg> a = tessera_c::to_arg(raw_which);
     const tessera::memory_desc* found = a ? tensor_desc(*primitive, *a) : nullptr;
     if (found == nullptr) {
       const std::string given =
-          a ? tessera_c::arg_name(*a) : absl::StrCat(static_cast<int>(which));
+          a ? tessera_c::arg_name(*a) : absl::StrCat(raw_which);
       return fail(TESSERA_INVALID_ARGUMENT,
                   absl::StrCat(kFn, ": ", kind_name(*primitive), " has no tensor argument ", given,
                                " (it has ", tensor_args_text(*primitive), ")"));

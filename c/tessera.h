@@ -19,8 +19,8 @@
  * Errors: every function that can fail returns a tessera_status; TESSERA_SUCCESS is 0. On failure
  * tessera_last_error_message() returns the reason (for a failure inside the library, the C++
  * API's message verbatim) until the next call of a function returning tessera_status on the same
- * thread; each of them first clears it, so after a success it is "". A function that creates a handle
- * stores NULL in its out parameter when it fails. NULL handles and pointers, and enum values
+ * thread; each of them first clears it, so after a success it is "". A function that creates a
+ * handle stores NULL in its out parameter when it fails. NULL handles and pointers, and enum values
  * outside their lists, are errors (TESSERA_INVALID_ARGUMENT), never a crash. A failed execution
  * leaves the destination untouched.
  *

@@ -96,7 +96,7 @@ extern "C" {
 const char* tessera_last_error_message(void) { return tessera_c::last_error().c_str(); }
 
 const char* tessera_status_name(tessera_status status) {
-  switch (status) {
+  switch (tessera_c::raw_enum(status)) {
     case TESSERA_SUCCESS: return "SUCCESS";
     case TESSERA_INVALID_ARGUMENT: return "INVALID_ARGUMENT";
     case TESSERA_NOT_FOUND: return "NOT_FOUND";

@@ -11,6 +11,7 @@
 #ifndef TESSERA_C_INTERNAL_API_SUPPORT_H_
 #define TESSERA_C_INTERNAL_API_SUPPORT_H_
 
+#include <cstring>
 #include <new>
 #include <optional>
 #include <string>
@@ -52,6 +53,17 @@ void clear_error();
 
 // TESSERA_INVALID_ARGUMENT naming the function and the parameter when p is NULL; else success.
 tessera_status require(const void* p, const char* function, const char* param);
+
+// The int a C caller passed for an enum. A C enum may hold any int, but in C++ a value outside
+// the enumerators' range is undefined behaviour once loaded as the enum (UBSan's -fsanitize=enum
+// flags it): read the object's bytes instead.
+template <class Enum>
+int raw_enum(const Enum& e) {
+  static_assert(sizeof(Enum) == sizeof(int));
+  int value;
+  std::memcpy(&value, &e, sizeof value);
+  return value;
+}
 
 // The C++ value of a C enum, or nullopt for a value outside its list.
 std::optional<tessera::data_type> to_data_type(int type);
