@@ -154,6 +154,7 @@ static void test_reorder_to_blocked(void) {
   CHECK_OK(tessera_primitive_get_desc(r, TESSERA_ARG_DST, &queried));
   CHECK_OK(tessera_memory_desc_equal(queried, dst_md, &equal));
   CHECK(equal == 1);
+  tessera_memory_desc_destroy(queried);
   CHECK_FAILS(tessera_primitive_get_desc(r, TESSERA_ARG_DIFF_SRC, &queried),
               TESSERA_INVALID_ARGUMENT,
               "tessera_primitive_get_desc: a reorder has no tensor argument TESSERA_ARG_DIFF_SRC "
