@@ -212,7 +212,8 @@ tessera_status tessera_primitive_execute(const_tessera_primitive_t primitive, in
  * lives. */
 tessera_status tessera_primitive_get_impl_name(const_tessera_primitive_t primitive,
                                                const char** name);
-/* A new descriptor (the caller destroys it) equal to the one the primitive expects for `which`. */
+/* A descriptor the caller owns (and destroys), equal to the one the primitive expects for
+ * `which`. */
 tessera_status tessera_primitive_get_desc(const_tessera_primitive_t primitive, tessera_arg which,
                                           tessera_memory_desc_t* md);
 
