@@ -118,8 +118,8 @@ constexpr const char* kForwardDoc = R"doc(
 
 {formula} along `axis`; every other index is an independent row. src is read in place when its
 strides are positive multiples of its item size; the result is `out` (may be src itself) or a
-new C-contiguous array of type dst_dtype (default: src's). Types: f32, f64, f16, bf16 (uint16);
-s8 and u8 outputs take src_scales / dst_scales (one value each). desc: a MemoryDesc whose buffer
+new C-contiguous array of type dst_dtype (default: src's). Types: f32, f64, f16, bf16 (uint16),
+s8, u8; int8 results take src_scales / dst_scales (one value each). desc: a MemoryDesc whose buffer
 src is (any layout, blocked included); the result is then a buffer in the same layout.
 Errors raise ValueError with Tessera's message.
 )doc";
