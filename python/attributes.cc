@@ -55,8 +55,12 @@ py::array values_of(py::handle given, data_type dt, const std::string& name) {
                                        py::str(a.dtype()).cast<std::string>()));
   }
   py::module_ np = py::module_::import("numpy");
-  return np.attr("ascontiguousarray")(a.attr("reshape")(-1),
-                                      dt == data_type::f32 ? "float32" : "int32");
+  py::array values = np.attr("ascontiguousarray")(a.attr("reshape")(-1),
+                                                  dt == data_type::f32 ? "float32" : "int32");
+  if (dt == data_type::s32 && !np.attr("array_equal")(values, a.attr("reshape")(-1)).cast<bool>()) {
+    throw py::value_error(absl::StrCat(name, " must fit in int32"));
+  }
+  return values;
 }
 
 void add_value(const py::kwargs& kwargs, const std::string& name, arg which, data_type dt,

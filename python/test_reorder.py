@@ -81,6 +81,13 @@ class ConversionTest(unittest.TestCase):
         np.testing.assert_array_equal(tessera.reorder(f8, "a", "a", "f32", src_dtype="f8_e4m3"), x)
         self.assertEqual(f8[4], 0x7E)  # 448 = 1.75 * 2^8: S.1111.110
 
+    def test_reference_kernel_gives_the_same_bits(self):
+        x = (rng().standard_normal((3, 40, 24)) * 50).astype(np.float32)
+        for dtype in ("bf16", "s8", "f16"):
+            with self.subTest(dtype=dtype):
+                np.testing.assert_array_equal(tessera.reorder(x, "abc", "acb", dtype, impl="ref"),
+                                              tessera.reorder(x, "abc", "acb", dtype))
+
     def test_s8_to_f32_with_transpose(self):
         x = rng().integers(-128, 128, size=(3, 33, 17)).astype(np.int8)
         np.testing.assert_array_equal(tessera.reorder(x, "abc", "acb", np.float32),
@@ -192,6 +199,7 @@ class ErrorTest(unittest.TestCase):
                                      src_scales_mask=4), "mask"),
             (lambda: tessera.reorder(x, "ab", "ba", out=out, dst_scales_mask=1), "dst_scales"),
             (lambda: tessera.reorder(x, "ab", "ba", out=out, dst_zero_points=0.5), "integers"),
+            (lambda: tessera.reorder(x, "ab", "ba", out=out, dst_zero_points=2**31), "int32"),
             (lambda: tessera.reorder(x, "ab", "ba", out=out, scale=2.0), "'scale'"),
             (lambda: tessera.reorder(x, "ab", "ba", sum_beta=1.0), "out="),
             (lambda: tessera.reorder(x, "ab", "ba", out=out, impl="nothing"), "nothing"),

@@ -120,6 +120,20 @@ class BackwardTest(unittest.TestCase):
         self.assertIs(ds, dd_copy)
         self.assertTrue(np.all(np.abs(ds - ref) <= bound))
 
+    def test_backward_in_a_blocked_layout(self):
+        x = (rng().standard_normal((2, 20, 3, 3)) * 2).astype(np.float32)
+        dd = rng().standard_normal(x.shape).astype(np.float32)
+        md = tessera.MemoryDesc(x.shape, "f32", tag="nChw16c")
+        y = tessera.softmax(x, 1)
+        ds_buf = tessera.softmax_backward(tessera.reorder(dd, "nchw", md),
+                                          tessera.reorder(y, "nchw", md), 1, desc=md)
+        self.assertEqual(ds_buf.shape, (md.size,))
+        ds = tessera.reorder(ds_buf, md, "nchw").reshape(x.shape)
+        yd, ddd = y.astype(np.float64), dd.astype(np.float64)
+        ref = yd * (ddd - (ddd * yd).sum(axis=1, keepdims=True))
+        bound = 4 * EPS32 * np.abs(yd) * (np.abs(ddd) + np.abs(ddd * yd).sum(axis=1, keepdims=True))
+        self.assertTrue(np.all(np.abs(ds - ref) <= bound))
+
     def test_f64_backward_axis0(self):
         x = rng().standard_normal((30, 4))
         dd = rng().standard_normal((30, 4))
