@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Runs the Python module's unittest suite (test_*.py beside this script) on the built module.
+# A failed import of the module is an error of every test file, so the run fails.
 # --asan: the module is built with ASan+UBSan; the interpreter is not, so the sanitizer's
 # runtime is preloaded, and leak checking is off (the interpreter keeps its objects at exit).
 # TESSERA_PYTHON picks the interpreter; it needs NumPy (Debian's /usr/bin/python3 by default).
@@ -15,4 +16,5 @@ fi
 [[ -f "$here/tessera.so" ]] || { echo "module not built: $here/tessera.so" >&2; exit 1; }
 cd "$here"
 export PYTHONPATH="$here"
-exec "$python" -m unittest discover -s "$here" -p 'test_*.py' -v
+# python3 -m unittest, plus a JUnit report for Bazel (junit_runner.py).
+exec "$python" "$here/junit_runner.py"

@@ -9,9 +9,10 @@ EPS32 = 2.0 ** -23
 
 
 def module_is_the_built_one():
-    """The imported module is the tessera.so beside the tests (not another on sys.path)."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    return os.path.dirname(os.path.abspath(tessera.__file__)) == here
+    """The imported module is the tessera.so that run_unittest.sh put first on PYTHONPATH."""
+    first = os.environ.get("PYTHONPATH", "").split(os.pathsep)[0]
+    built = os.path.realpath(os.path.join(first, "tessera.so"))
+    return os.path.realpath(tessera.__file__) == built
 
 
 def bf16_bits(values):
