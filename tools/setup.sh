@@ -8,6 +8,7 @@ PACKAGES=(
   libabsl-dev libgtest-dev libbenchmark-dev libxsimd-dev libtbb-dev
   libdnnl-dev            # oneDNN 2.6.3: test oracle and benchmark peer only
   python3 gnuplot-nox    # test summary, performance charts
+  python3-dev pybind11-dev python3-numpy   # the Python module (python/) and its tests
 )
 
 missing=()
