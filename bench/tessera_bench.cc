@@ -25,12 +25,10 @@ namespace tb = tessera::bench;
 
 // oneDNN 2.6.3 (Debian) runs on GNU OpenMP, Tessera on its own pool, and the driver alternates
 // their calls. With OpenMP's default active wait, its spinning threads and Tessera's workers fight
-// over the cores and oneDNN's timings jump to milliseconds per call whatever the size; Tessera's
-// workers, which also poll for a while after each call (TESSERA_SPIN_US), would slow oneDNN's
-// next call the same way. So both sleep at once after a call, unless the user chose otherwise.
+// over the cores and oneDNN's timings jump to milliseconds per call whatever the size. So OpenMP's
+// threads sleep at once after a call, as Tessera's do by default, unless the user chose otherwise.
 // libgomp reads OMP_WAIT_POLICY when it is loaded, before main: this re-runs the program once.
 void use_passive_waits(char** argv) {
-  if (std::getenv("TESSERA_SPIN_US") == nullptr) setenv("TESSERA_SPIN_US", "0", 1);
   if (std::getenv("OMP_WAIT_POLICY") != nullptr) return;
   setenv("OMP_WAIT_POLICY", "passive", 1);
   execv("/proc/self/exe", argv);

@@ -510,6 +510,8 @@ std::vector<error_case> all_cases() {
       CASE("threads.too_many", set_num_threads(5000), "5000"),
       CASE("threads.user_pool", set_num_threads_under_user_pool(), "set_num_threads(2)",
            "user thread pool"),
+      CASE("threads.negative_spin", set_thread_spin_micros(-1), "-1", "[0, 1000000]"),
+      CASE("threads.spin_too_long", set_thread_spin_micros(2000000), "2000000", "[0, 1000000]"),
       CASE("cache.negative_capacity", set_primitive_cache_capacity(-1), "-1"),
       CASE("cache.make_returned_null", lru_make_returns_null(), "null"),
       CASE("isa.unknown", simd::parse_isa("avx9"), "avx9"),

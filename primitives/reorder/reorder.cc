@@ -16,6 +16,7 @@
 #include "tessera/primitives/reorder/internal/kernels.h"
 #include "tessera/primitives/reorder/internal/plan.h"
 #include "tessera/primitives/reorder/internal/reorder_padding.h"
+#include "tessera/primitives/runtime/threads.h"
 #include "tessera/primitives/runtime/verbose.h"
 #include "tessera/simd/isa.h"
 #include "tessera/simd/memory.h"
@@ -372,6 +373,11 @@ absl::Status reorder::execute(const exec_args& args) const {
   }
   trace.commit();
   return absl::OkStatus();
+}
+
+absl::Status reorder::execute(const exec_args& args, thread_pool& pool) const {
+  scoped_thread_pool on(&pool);
+  return execute(args);
 }
 
 const std::string& reorder::impl_name() const { return plan_->impl_name; }

@@ -40,6 +40,8 @@
 
 namespace tessera {
 
+class thread_pool;  // <tessera/primitives/runtime/threads.h>
+
 namespace reorder_internal {
 struct plan;
 }
@@ -64,6 +66,9 @@ class reorder {
   // src_scales / dst_scales (f32) and src_zero_points / dst_zero_points (s32) when the attributes
   // declare them: one value for mask 0, else one per index of the masked dims (row-major).
   absl::Status execute(const exec_args& args) const;
+  // As above, with this call's parallel work on `pool` instead of the process-wide pool
+  // (oneDNN's per-stream thread pool); same result. `pool` must follow thread_pool's contract.
+  absl::Status execute(const exec_args& args, thread_pool& pool) const;
 
   // "<engine>:<isa>:<kernel>", e.g. "xsimd:avx512bw:transpose", "native:any:strided".
   const std::string& impl_name() const;

@@ -20,9 +20,9 @@ namespace tessera {
 namespace {
 
 constexpr int kMaxThreads = 1024;
-// How long the built-in pool's workers poll for the next call before sleeping: about as long as
-// libgomp's (oneDNN's runtime) do by default, a few ms of CPU per idle worker.
-constexpr int64_t kDefaultSpinMicros = 5000;
+// How long the built-in pool's workers poll for the next call before sleeping: not at all unless
+// asked, so that an idle Tessera leaves the cores to the application's other runtimes.
+constexpr int64_t kDefaultSpinMicros = 0;
 constexpr int64_t kMaxSpinMicros = 1000000;
 
 // A task_arena, so Tessera never uses more threads than asked even when the application's own
@@ -60,7 +60,7 @@ struct runtime_threads {
   // instrumented).
   std::mutex mu;
   int configured = 1;                        // guarded by mu
-  int64_t spin_micros = kDefaultSpinMicros;  // guarded by mu; set once from the environment
+  int64_t spin_micros = kDefaultSpinMicros;  // guarded by mu; from the environment or the API
   std::shared_ptr<thread_pool> user;         // guarded by mu
   std::shared_ptr<runtime_internal::spinning_pool> builtin;  // guarded by mu; made on first use
 };
@@ -73,6 +73,9 @@ runtime_threads& state() {
 // 0 until initialised; then the number of threads parallel_for may use (1 = run inline).
 std::atomic<int> g_effective_threads{0};
 std::once_flag g_env_once;
+
+// The calling thread's scoped_thread_pool, or nullptr.
+thread_local thread_pool* t_scoped_pool = nullptr;
 
 // The integer in environment variable `name` if it lies in [lo, hi], else `fallback` (with a
 // warning on stderr when the variable is set but unusable).
@@ -147,7 +150,24 @@ int64_t thread_spin_micros() {
   return s.spin_micros;
 }
 
+absl::Status set_thread_spin_micros(int64_t micros) {
+  if (micros < 0 || micros > kMaxSpinMicros) {
+    return absl::InvalidArgumentError(absl::StrCat("set_thread_spin_micros(", micros,
+                                                   "): the polling time must be in [0, ",
+                                                   kMaxSpinMicros, "] microseconds"));
+  }
+  effective_threads();  // the environment must not override this call later
+  runtime_threads& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (micros != s.spin_micros) {
+    s.spin_micros = micros;
+    s.builtin.reset();  // running calls keep the old pool alive until they finish
+  }
+  return absl::OkStatus();
+}
+
 int num_threads() {
+  if (thread_pool* scoped = t_scoped_pool) return std::max(1, scoped->num_threads());
   effective_threads();
   runtime_threads& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
@@ -185,9 +205,43 @@ void set_thread_pool(std::shared_ptr<thread_pool> pool) {
                             std::memory_order_relaxed);
 }
 
+scoped_thread_pool::scoped_thread_pool(thread_pool* pool) : previous_(t_scoped_pool) {
+  t_scoped_pool = pool;
+}
+
+scoped_thread_pool::~scoped_thread_pool() { t_scoped_pool = previous_; }
+
+namespace {
+
+// parallel_for on the calling thread's scoped pool. Each chunk runs with the pool scoped on its
+// own thread too, so that a nested parallel_for stays on it.
+void parallel_for_on_scoped(thread_pool& pool, int64_t n, int64_t min_chunk,
+                            absl::FunctionRef<void(int64_t, int64_t)> fn) {
+  const int threads = std::max(1, pool.num_threads());
+  const int64_t chunk = std::max(min_chunk, runtime_internal::ceil_div(n, threads));
+  if (threads == 1 || chunk >= n) {
+    fn(0, n);
+    return;
+  }
+  pool.parallel_for(n, chunk, [&pool, fn](int64_t begin, int64_t end) {
+    scoped_thread_pool on(&pool);
+    fn(begin, end);
+  });
+}
+
+}  // namespace
+
 void parallel_for(int64_t n, int64_t min_chunk, absl::FunctionRef<void(int64_t, int64_t)> fn) {
   if (n <= 0) return;
   if (min_chunk < 1) min_chunk = 1;
+  if (thread_pool* scoped = t_scoped_pool) {
+    if (n <= min_chunk) {
+      fn(0, n);
+    } else {
+      parallel_for_on_scoped(*scoped, n, min_chunk, fn);
+    }
+    return;
+  }
   if (n <= min_chunk || effective_threads() == 1) {
     fn(0, n);
     return;

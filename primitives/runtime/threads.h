@@ -6,22 +6,34 @@
 //     for (int64_t r = begin; r < end; ++r) do_row(r);
 //   });
 //
-//   // In an application:
+//   // In an application, for the whole process:
 //   TESSERA_RETURN_IF_ERROR(tessera::set_num_threads(4));   // 1 = sequential
+//   TESSERA_RETURN_IF_ERROR(tessera::set_thread_spin_micros(5000));  // opt in to polling
 //   tessera::set_thread_pool(std::make_shared<my_pool>());  // inject your own pool
 //   tessera::set_thread_pool(tessera::make_onetbb_thread_pool(4));  // share oneTBB's threads
 //   tessera::set_thread_pool(nullptr);                      // back to the built-in pool
 //
+//   // Per call (oneDNN's per-stream pool): this thread's kernels run on `pool` for the scope.
+//   {
+//     tessera::scoped_thread_pool on(&pool);
+//     TESSERA_RETURN_IF_ERROR(r.execute(args));  // or r.execute(args, pool)
+//   }
+//
 // The built-in pool has num_threads() - 1 persistent workers (the calling thread is the other
-// one). After a call its workers poll for the next one for TESSERA_SPIN_US microseconds
-// (environment, read once; default 5000, about libgomp's default; 0 = sleep at once) before they
-// sleep: a call that comes within that time starts on them in under a microsecond, one that
-// comes later pays a futex wake-up (tens of microseconds on a VM). One call at a time uses the
+// one). By default its workers sleep as soon as a call ends, so an idle Tessera burns no CPU
+// beside another runtime's threads; the next call pays a futex wake-up (tens of microseconds on
+// a VM). TESSERA_SPIN_US (environment, read once) or set_thread_spin_micros makes them poll for
+// that long after a call instead: a call that comes within that time starts on them in under a
+// microsecond, at the price of a busy core per worker while idle. One call at a time uses the
 // workers; a concurrent or nested call runs its chunks on its own thread. The thread count starts
 // at TESSERA_NUM_THREADS (environment, read once; a positive integer) or else at the number of
 // hardware threads oneTBB sees. Every function here may be called from many threads at once;
 // changing the count or the pool while other threads run parallel_for is safe (calls already
 // running finish on the pool they started with).
+//
+// Which pool a parallel_for uses: the calling thread's scoped_thread_pool if one is active (also
+// inside the chunks it runs, on whatever thread), else the pool of set_thread_pool, else the
+// built-in pool.
 #ifndef TESSERA_PRIMITIVES_RUNTIME_THREADS_H_
 #define TESSERA_PRIMITIVES_RUNTIME_THREADS_H_
 
@@ -50,14 +62,21 @@ class thread_pool {
                             absl::FunctionRef<void(int64_t, int64_t)> fn) = 0;
 };
 
-// The number of threads Tessera's kernels may use now: the injected pool's num_threads() when a
-// pool is injected, else the count set by set_num_threads / TESSERA_NUM_THREADS.
+// The number of threads Tessera's kernels may use now on this thread: the scoped_thread_pool's
+// num_threads() when one is active, else the injected pool's when a pool is injected, else the
+// count set by set_num_threads / TESSERA_NUM_THREADS.
 int num_threads();
 
 // How long the built-in pool's idle workers poll for the next call before they sleep, in
-// microseconds: TESSERA_SPIN_US, or 5000. (A pool with more threads than the machine has
-// hardware threads does not poll at all.)
+// microseconds: the last set_thread_spin_micros, else TESSERA_SPIN_US, else 0 (sleep at once).
+// (A pool with more threads than the machine has hardware threads does not poll at all.)
 int64_t thread_spin_micros();
+
+// Makes the built-in pool's workers poll for `micros` microseconds after each call before they
+// sleep (0: sleep at once, the default). Polling makes a call that follows within that time
+// start sooner, and costs a busy core per worker meanwhile. Takes effect for calls that start
+// after it. Errors: micros outside [0, 1000000].
+absl::Status set_thread_spin_micros(int64_t micros);
 
 // Sets the thread count of the built-in pool (1 = sequential: everything runs on the calling
 // thread). Errors: n < 1, or n above 1024; or a user pool is injected (its size is its own).
@@ -75,6 +94,22 @@ std::shared_ptr<thread_pool> make_onetbb_thread_pool(int n);
 // least min_chunk elements), possibly concurrently. Runs fn(0, n) inline, without any task overhead, when n <=
 // min_chunk or only one thread is allowed. n <= 0 calls nothing; min_chunk < 1 counts as 1.
 void parallel_for(int64_t n, int64_t min_chunk, absl::FunctionRef<void(int64_t, int64_t)> fn);
+
+// Runs the calling thread's parallel_for calls on `pool` while the scope lives, then restores
+// what was there before (scopes nest). Chunks `pool` runs see it too, so a nested parallel_for
+// inside a chunk also runs on `pool`. Other threads are not affected: several threads may each
+// use their own pool at once. nullptr: the process-wide choice (set_thread_pool or the built-in
+// pool) for the scope. `pool` must outlive the scope. Construct and destroy on the same thread.
+class scoped_thread_pool {
+ public:
+  explicit scoped_thread_pool(thread_pool* pool);
+  ~scoped_thread_pool();
+  scoped_thread_pool(const scoped_thread_pool&) = delete;
+  scoped_thread_pool& operator=(const scoped_thread_pool&) = delete;
+
+ private:
+  thread_pool* previous_;
+};
 
 // Sets the thread count for a scope and restores the previous count after (tests, benchmarks).
 // Not for concurrent use with other scoped_num_threads.

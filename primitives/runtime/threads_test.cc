@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -10,6 +11,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tessera/primitives/runtime/internal/spinning_pool.h"
 
 namespace tessera {
 namespace {
@@ -171,6 +173,183 @@ TEST(Threads, InjectedPoolOfOneThreadMeansSequential) {
   set_thread_pool(pool);
   EXPECT_EQ(chunks_of(1000, 1).size(), 1u);
   EXPECT_EQ(pool->calls.load(), 0);
+  set_thread_pool(nullptr);
+}
+
+// The built-in pool's workers sleep as soon as a call ends unless polling is asked for.
+TEST(ThreadSpin, DefaultIsToSleepAtOnce) {
+  EXPECT_EQ(thread_spin_micros(), 0);
+}
+
+TEST(ThreadSpin, ApiSetsThePollingTimeAndRejectsBadValues) {
+  ASSERT_TRUE(set_thread_spin_micros(250).ok());
+  EXPECT_EQ(thread_spin_micros(), 250);
+  for (int64_t bad : {int64_t{-1}, int64_t{1000001}}) {
+    absl::Status s = set_thread_spin_micros(bad);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_THAT(std::string(s.message()), HasSubstr(std::to_string(bad)));
+    EXPECT_THAT(std::string(s.message()), HasSubstr("[0, 1000000]"));
+    EXPECT_EQ(thread_spin_micros(), 250) << "a rejected value changes nothing";
+  }
+  ASSERT_TRUE(set_thread_spin_micros(0).ok());
+  EXPECT_EQ(thread_spin_micros(), 0);
+}
+
+TEST(ThreadSpin, BuiltinWorkersSleepAfterACallByDefault) {
+  scoped_num_threads two(2);
+  ASSERT_TRUE(two.status().ok());
+  chunks_of(1000, 1);
+  std::shared_ptr<runtime_internal::spinning_pool> pool = runtime_internal::builtin_pool();
+  EXPECT_EQ(pool->spin_micros(), 0);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (pool->sleeping_workers() < 1 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_EQ(pool->sleeping_workers(), 1);
+}
+
+TEST(ThreadSpin, TheBuiltinPoolPollsForTheTimeAsked) {
+  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "2 threads would oversubscribe";
+  scoped_num_threads two(2);
+  ASSERT_TRUE(two.status().ok());
+  ASSERT_TRUE(set_thread_spin_micros(250).ok());
+  EXPECT_EQ(runtime_internal::builtin_pool()->spin_micros(), 250);
+  expect_tiles(chunks_of(1000, 1), 1000);
+  ASSERT_TRUE(set_thread_spin_micros(0).ok());
+  EXPECT_EQ(runtime_internal::builtin_pool()->spin_micros(), 0);
+}
+
+// A user pool that runs each chunk on a thread of its own and counts calls and chunks.
+class counting_pool : public thread_pool {
+ public:
+  explicit counting_pool(int n) : n_(n) {}
+  int num_threads() const override { return n_; }
+  void parallel_for(int64_t n, int64_t chunk,
+                    absl::FunctionRef<void(int64_t, int64_t)> fn) override {
+    calls.fetch_add(1);
+    std::vector<std::thread> threads;
+    for (int64_t b = 0; b < n; b += chunk) {
+      chunks.fetch_add(1);
+      threads.emplace_back([fn, b, n, chunk] { fn(b, std::min(n, b + chunk)); });
+    }
+    for (std::thread& t : threads) t.join();
+  }
+  std::atomic<int> calls{0};
+  std::atomic<int> chunks{0};
+
+ private:
+  int n_;
+};
+
+TEST(ScopedThreadPool, RunsTheCallingThreadsWorkAndRestoresAfter) {
+  scoped_num_threads two(2);
+  ASSERT_TRUE(two.status().ok());
+  counting_pool pool(4);
+  {
+    scoped_thread_pool on(&pool);
+    EXPECT_EQ(num_threads(), 4);
+    const auto chunks = chunks_of(1000, 10);
+    expect_tiles(chunks, 1000);
+    EXPECT_EQ(chunks.size(), 4u);
+    EXPECT_EQ(pool.calls.load(), 1);
+    EXPECT_EQ(pool.chunks.load(), 4);
+    // Small work runs inline: the pool is not asked.
+    parallel_for(10, 10, [](int64_t, int64_t) {});
+    EXPECT_EQ(pool.calls.load(), 1);
+  }
+  EXPECT_EQ(num_threads(), 2);
+  chunks_of(1000, 10);
+  EXPECT_EQ(pool.calls.load(), 1) << "the scope ended";
+}
+
+TEST(ScopedThreadPool, WinsOverTheInjectedPoolAndNests) {
+  auto global = std::make_shared<counting_pool>(3);
+  set_thread_pool(global);
+  counting_pool outer(2), inner(5);
+  {
+    scoped_thread_pool on_outer(&outer);
+    {
+      scoped_thread_pool on_inner(&inner);
+      EXPECT_EQ(chunks_of(1000, 1).size(), 5u);
+      {
+        scoped_thread_pool process_wide(nullptr);
+        EXPECT_EQ(num_threads(), 3);
+        EXPECT_EQ(chunks_of(1000, 1).size(), 3u);
+      }
+    }
+    EXPECT_EQ(chunks_of(1000, 1).size(), 2u);
+  }
+  EXPECT_EQ(chunks_of(1000, 1).size(), 3u);
+  EXPECT_EQ(inner.calls.load(), 1);
+  EXPECT_EQ(outer.calls.load(), 1);
+  EXPECT_EQ(global->calls.load(), 2);
+  set_thread_pool(nullptr);
+}
+
+TEST(ScopedThreadPool, OfOneThreadMeansSequential) {
+  counting_pool pool(1);
+  scoped_thread_pool on(&pool);
+  EXPECT_EQ(chunks_of(1000, 1).size(), 1u);
+  EXPECT_EQ(pool.calls.load(), 0);
+}
+
+// A parallel_for inside a chunk runs on another thread of the pool: it must still use the pool.
+TEST(ScopedThreadPool, NestedCallsInsideChunksStayOnThePool) {
+  auto global = std::make_shared<counting_pool>(3);
+  set_thread_pool(global);
+  counting_pool pool(2);
+  std::atomic<int64_t> sum{0};
+  {
+    scoped_thread_pool on(&pool);
+    parallel_for(4, 1, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        parallel_for(100, 1, [&](int64_t b2, int64_t e2) {
+          int64_t local = 0;
+          for (int64_t j = b2; j < e2; ++j) local += i * 100 + j;
+          sum.fetch_add(local);
+        });
+      }
+    });
+  }
+  EXPECT_EQ(sum.load(), 400 * 399 / 2);
+  EXPECT_EQ(pool.calls.load(), 1 + 4);
+  EXPECT_EQ(global->calls.load(), 0);
+  set_thread_pool(nullptr);
+}
+
+// Threads that each scope their own pool at once: every call lands on its own thread's pool.
+TEST(ScopedThreadPool, ConcurrentThreadsEachUseTheirOwnPool) {
+  auto global = std::make_shared<counting_pool>(2);
+  set_thread_pool(global);
+  constexpr int kThreads = 4;
+  constexpr int kCalls = 50;
+  std::vector<std::unique_ptr<counting_pool>> pools;
+  for (int t = 0; t < kThreads; ++t) pools.push_back(std::make_unique<counting_pool>(2 + t));
+  std::atomic<int> failures{0};
+  std::vector<std::thread> callers;
+  for (int t = 0; t < kThreads; ++t) {
+    callers.emplace_back([&, t] {
+      scoped_thread_pool on(pools[t].get());
+      for (int iter = 0; iter < kCalls; ++iter) {
+        if (num_threads() != 2 + t) failures.fetch_add(1);
+        const int64_t n = 1000 + iter;
+        std::atomic<int64_t> sum{0};
+        parallel_for(n, 1, [&](int64_t b, int64_t e) {
+          int64_t local = 0;
+          for (int64_t i = b; i < e; ++i) local += i;
+          sum.fetch_add(local);
+        });
+        if (sum.load() != n * (n - 1) / 2) failures.fetch_add(1);
+      }
+    });
+  }
+  for (std::thread& c : callers) c.join();
+  EXPECT_EQ(failures.load(), 0);
+  for (int t = 0; t < kThreads; ++t) {
+    EXPECT_EQ(pools[t]->calls.load(), kCalls) << "pool " << t;
+    EXPECT_EQ(pools[t]->chunks.load(), kCalls * (2 + t)) << "pool " << t;
+  }
+  EXPECT_EQ(global->calls.load(), 0);
   set_thread_pool(nullptr);
 }
 

@@ -249,6 +249,11 @@ absl::Status softmax_forward::execute(const exec_args& args) const {
   return absl::OkStatus();
 }
 
+absl::Status softmax_forward::execute(const exec_args& args, thread_pool& pool) const {
+  scoped_thread_pool on(&pool);
+  return execute(args);
+}
+
 const std::string& softmax_forward::impl_name() const { return plan_->impl_name; }
 const memory_desc& softmax_forward::src_desc() const { return plan_->prob.in0; }
 const memory_desc& softmax_forward::dst_desc() const { return plan_->prob.out; }
@@ -299,6 +304,11 @@ absl::Status softmax_backward::execute(const exec_args& args) const {
   run(pl, y.data, dy.data, dx.data, 1.0);
   trace.commit();
   return absl::OkStatus();
+}
+
+absl::Status softmax_backward::execute(const exec_args& args, thread_pool& pool) const {
+  scoped_thread_pool on(&pool);
+  return execute(args);
 }
 
 const std::string& softmax_backward::impl_name() const { return plan_->impl_name; }

@@ -33,6 +33,8 @@
 
 namespace tessera {
 
+class thread_pool;  // <tessera/primitives/runtime/threads.h>
+
 enum class softmax_alg {
   softmax,
   logsoftmax,
@@ -64,6 +66,9 @@ class softmax_forward {
   // arg::src, arg::dst (dst may be the same buffer as src when both descriptors are equal),
   // arg::src_scales / arg::dst_scales when the attributes ask for them. Thread-safe.
   absl::Status execute(const exec_args& args) const;
+  // As above, with this call's parallel work on `pool` instead of the process-wide pool
+  // (oneDNN's per-stream thread pool); same result. `pool` must follow thread_pool's contract.
+  absl::Status execute(const exec_args& args, thread_pool& pool) const;
 
   const std::string& impl_name() const;
   const memory_desc& src_desc() const;
@@ -88,6 +93,9 @@ class softmax_backward {
   // arg::dst, arg::diff_dst, arg::diff_src (may be the buffer of diff_dst when the descriptors
   // are equal).
   absl::Status execute(const exec_args& args) const;
+  // As above, with this call's parallel work on `pool` instead of the process-wide pool
+  // (oneDNN's per-stream thread pool); same result. `pool` must follow thread_pool's contract.
+  absl::Status execute(const exec_args& args, thread_pool& pool) const;
 
   const std::string& impl_name() const;
   const memory_desc& diff_src_desc() const;

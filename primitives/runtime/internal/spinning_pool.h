@@ -7,9 +7,10 @@
 // Why not oneTBB's task_arena: after an idle gap of a few milliseconds (a single-threaded 64 MB
 // read), a 2-slot arena takes several times as long as libgomp (what oneDNN uses) to run two
 // trivial tasks, a sizeable share of a 2-thread softmax call. A futex wake-up costs about as much
-// (measured with this pool's own workers after they slept), so these workers keep polling after
-// their last chunk, as libgomp's do, and only then block in a futex (std::atomic::wait), which
-// the next call wakes. A call within the polling time starts on the workers almost at once.
+// (measured with this pool's own workers after they slept), so these workers can keep polling
+// after their last chunk, as libgomp's do, and only then block in a futex (std::atomic::wait),
+// which the next call wakes. A call within the polling time starts on the workers almost at once.
+// threads.cc gives them no polling time unless the application asks (set_thread_spin_micros).
 //
 // One call at a time runs on the workers. A call that finds the pool busy (another application
 // thread's call, or a nested call from inside a chunk) runs its chunks inline, in order, on its

@@ -136,6 +136,7 @@ TEST(SpinningPool, DestructionWakesSleepingAndPollingWorkers) {
 // The rule of threads.cc: the built-in pool's workers poll between calls, except when there
 // are more threads than the machine has (a polling worker would take a core another needs).
 TEST(SpinningPool, BuiltinPoolPollsUnlessOversubscribed) {
+  ASSERT_TRUE(set_thread_spin_micros(5000).ok());
   ASSERT_GT(thread_spin_micros(), 0) << "the rule shows only with polling on (TESSERA_SPIN_US)";
   const int previous = num_threads();
   // tbb's default concurrency (the rule's measure) is at most the hardware thread count.
@@ -150,6 +151,7 @@ TEST(SpinningPool, BuiltinPoolPollsUnlessOversubscribed) {
   EXPECT_EQ(pool->num_threads(), 1);
   EXPECT_EQ(pool->spin_micros(), thread_spin_micros());
   ASSERT_TRUE(set_num_threads(previous).ok());
+  ASSERT_TRUE(set_thread_spin_micros(0).ok());
 }
 
 }  // namespace
