@@ -10,6 +10,7 @@
 #include "gtest/gtest.h"
 #include "tessera/formats/make_memory_desc.h"
 #include "tessera/primitives/reorder/reorder.h"
+#include "tessera/primitives/runtime/internal/counting_pool.h"
 #include "tessera/primitives/runtime/threads.h"
 #include "tessera/primitives/softmax/softmax.h"
 
@@ -22,25 +23,7 @@ memory_desc md(std::vector<dim_t> dims, data_type dt, const char* tag) {
   return *m;
 }
 
-// A user pool that runs each chunk on a thread of its own and counts the chunks it ran.
-class counting_pool : public thread_pool {
- public:
-  explicit counting_pool(int n) : n_(n) {}
-  int num_threads() const override { return n_; }
-  void parallel_for(int64_t n, int64_t chunk,
-                    absl::FunctionRef<void(int64_t, int64_t)> fn) override {
-    std::vector<std::thread> threads;
-    for (int64_t b = 0; b < n; b += chunk) {
-      chunks.fetch_add(1);
-      threads.emplace_back([fn, b, n, chunk] { fn(b, std::min(n, b + chunk)); });
-    }
-    for (std::thread& t : threads) t.join();
-  }
-  std::atomic<int> chunks{0};
-
- private:
-  int n_;
-};
+using runtime_internal::counting_pool;
 
 std::vector<float> ramp(size_t n) {
   std::vector<float> v(n);
@@ -89,8 +72,10 @@ struct softmax_case {
   }
 };
 
-TEST(PerCallPool, RunsTheReorderWithTheSameResult) {
-  reorder_case c;
+// The case run on a 3-thread counting pool gives the sequential run's bits, on more than one chunk.
+template <class Case>
+void expect_pool_runs_it_with_the_same_result() {
+  Case c;
   std::vector<float> sequential;
   {
     scoped_num_threads one(1);
@@ -102,17 +87,12 @@ TEST(PerCallPool, RunsTheReorderWithTheSameResult) {
   EXPECT_GT(pool.chunks.load(), 1);
 }
 
+TEST(PerCallPool, RunsTheReorderWithTheSameResult) {
+  expect_pool_runs_it_with_the_same_result<reorder_case>();
+}
+
 TEST(PerCallPool, RunsTheSoftmaxWithTheSameResult) {
-  softmax_case c;
-  std::vector<float> sequential;
-  {
-    scoped_num_threads one(1);
-    ASSERT_TRUE(one.status().ok());
-    sequential = c.run(nullptr);
-  }
-  counting_pool pool(3);
-  EXPECT_EQ(c.run(&pool), sequential);
-  EXPECT_GT(pool.chunks.load(), 1);
+  expect_pool_runs_it_with_the_same_result<softmax_case>();
 }
 
 TEST(PerCallPool, OverridesTheInjectedPoolForThatCallOnly) {

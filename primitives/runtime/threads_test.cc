@@ -11,6 +11,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tessera/primitives/runtime/internal/counting_pool.h"
 #include "tessera/primitives/runtime/internal/spinning_pool.h"
 
 namespace tessera {
@@ -219,27 +220,7 @@ TEST(ThreadSpin, TheBuiltinPoolPollsForTheTimeAsked) {
   EXPECT_EQ(runtime_internal::builtin_pool()->spin_micros(), 0);
 }
 
-// A user pool that runs each chunk on a thread of its own and counts calls and chunks.
-class counting_pool : public thread_pool {
- public:
-  explicit counting_pool(int n) : n_(n) {}
-  int num_threads() const override { return n_; }
-  void parallel_for(int64_t n, int64_t chunk,
-                    absl::FunctionRef<void(int64_t, int64_t)> fn) override {
-    calls.fetch_add(1);
-    std::vector<std::thread> threads;
-    for (int64_t b = 0; b < n; b += chunk) {
-      chunks.fetch_add(1);
-      threads.emplace_back([fn, b, n, chunk] { fn(b, std::min(n, b + chunk)); });
-    }
-    for (std::thread& t : threads) t.join();
-  }
-  std::atomic<int> calls{0};
-  std::atomic<int> chunks{0};
-
- private:
-  int n_;
-};
+using runtime_internal::counting_pool;
 
 TEST(ScopedThreadPool, RunsTheCallingThreadsWorkAndRestoresAfter) {
   scoped_num_threads two(2);
