@@ -220,6 +220,21 @@ TEST(ThreadSpin, TheBuiltinPoolPollsForTheTimeAsked) {
   EXPECT_EQ(runtime_internal::builtin_pool()->spin_micros(), 0);
 }
 
+// Sums i * 100 + j over i < outer, j < 100 with a parallel_for inside each chunk of another.
+int64_t nested_sum(int64_t outer) {
+  std::atomic<int64_t> sum{0};
+  parallel_for(outer, 1, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      parallel_for(100, 1, [&](int64_t b2, int64_t e2) {
+        int64_t local = 0;
+        for (int64_t j = b2; j < e2; ++j) local += i * 100 + j;
+        sum.fetch_add(local);
+      });
+    }
+  });
+  return sum.load();
+}
+
 using runtime_internal::counting_pool;
 
 TEST(ScopedThreadPool, RunsTheCallingThreadsWorkAndRestoresAfter) {
@@ -279,20 +294,12 @@ TEST(ScopedThreadPool, NestedCallsInsideChunksStayOnThePool) {
   auto global = std::make_shared<counting_pool>(3);
   set_thread_pool(global);
   counting_pool pool(2);
-  std::atomic<int64_t> sum{0};
+  int64_t sum = 0;
   {
     scoped_thread_pool on(&pool);
-    parallel_for(4, 1, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) {
-        parallel_for(100, 1, [&](int64_t b2, int64_t e2) {
-          int64_t local = 0;
-          for (int64_t j = b2; j < e2; ++j) local += i * 100 + j;
-          sum.fetch_add(local);
-        });
-      }
-    });
+    sum = nested_sum(4);
   }
-  EXPECT_EQ(sum.load(), 400 * 399 / 2);
+  EXPECT_EQ(sum, 400 * 399 / 2);
   EXPECT_EQ(pool.calls.load(), 1 + 4);
   EXPECT_EQ(global->calls.load(), 0);
   set_thread_pool(nullptr);
@@ -361,17 +368,7 @@ TEST(Threads, OneTbbPoolCanBeInjected) {
 TEST(Threads, NestedParallelForCompletes) {
   scoped_num_threads scope(2);
   ASSERT_TRUE(scope.status().ok());
-  std::atomic<int64_t> sum{0};
-  parallel_for(8, 1, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) {
-      parallel_for(100, 1, [&](int64_t b2, int64_t e2) {
-        int64_t local = 0;
-        for (int64_t j = b2; j < e2; ++j) local += i * 100 + j;
-        sum.fetch_add(local);
-      });
-    }
-  });
-  EXPECT_EQ(sum.load(), 800 * 799 / 2);
+  EXPECT_EQ(nested_sum(8), 800 * 799 / 2);
 }
 
 // Many user threads run parallel_for while another keeps changing the thread count.
