@@ -213,20 +213,23 @@ scoped_thread_pool::~scoped_thread_pool() { t_scoped_pool = previous_; }
 
 namespace {
 
-// parallel_for on the calling thread's scoped pool. Each chunk runs with the pool scoped on its
-// own thread too, so that a nested parallel_for stays on it.
-void parallel_for_on_scoped(thread_pool& pool, int64_t n, int64_t min_chunk,
-                            absl::FunctionRef<void(int64_t, int64_t)> fn) {
+// fn over [0, n) on `pool` in chunks (one per thread at most, each at least min_chunk), inline
+// when that leaves one chunk. scope_chunks: each chunk runs with `pool` scoped on its own thread,
+// so that a nested parallel_for stays on a per-call pool.
+void run_in_chunks(thread_pool& pool, int64_t n, int64_t min_chunk,
+                   absl::FunctionRef<void(int64_t, int64_t)> fn, bool scope_chunks) {
   const int threads = std::max(1, pool.num_threads());
   const int64_t chunk = std::max(min_chunk, runtime_internal::ceil_div(n, threads));
   if (threads == 1 || chunk >= n) {
     fn(0, n);
-    return;
+  } else if (!scope_chunks) {
+    pool.parallel_for(n, chunk, fn);
+  } else {
+    pool.parallel_for(n, chunk, [&pool, fn](int64_t begin, int64_t end) {
+      scoped_thread_pool on(&pool);
+      fn(begin, end);
+    });
   }
-  pool.parallel_for(n, chunk, [&pool, fn](int64_t begin, int64_t end) {
-    scoped_thread_pool on(&pool);
-    fn(begin, end);
-  });
 }
 
 }  // namespace
@@ -234,26 +237,16 @@ void parallel_for_on_scoped(thread_pool& pool, int64_t n, int64_t min_chunk,
 void parallel_for(int64_t n, int64_t min_chunk, absl::FunctionRef<void(int64_t, int64_t)> fn) {
   if (n <= 0) return;
   if (min_chunk < 1) min_chunk = 1;
-  if (thread_pool* scoped = t_scoped_pool) {
-    if (n <= min_chunk) {
-      fn(0, n);
-    } else {
-      parallel_for_on_scoped(*scoped, n, min_chunk, fn);
-    }
-    return;
-  }
-  if (n <= min_chunk || effective_threads() == 1) {
+  if (n <= min_chunk) {
     fn(0, n);
-    return;
-  }
-  std::shared_ptr<thread_pool> pool = current_pool();
-  const int threads = std::max(1, pool->num_threads());
-  const int64_t chunk = std::max(min_chunk, runtime_internal::ceil_div(n, threads));
-  if (threads == 1 || chunk >= n) {
+  } else if (thread_pool* scoped = t_scoped_pool) {
+    run_in_chunks(*scoped, n, min_chunk, fn, /*scope_chunks=*/true);
+  } else if (effective_threads() == 1) {
     fn(0, n);
-    return;
+  } else {
+    std::shared_ptr<thread_pool> pool = current_pool();
+    run_in_chunks(*pool, n, min_chunk, fn, /*scope_chunks=*/false);
   }
-  pool->parallel_for(n, chunk, fn);
 }
 
 scoped_num_threads::scoped_num_threads(int n) : previous_(num_threads()) {
