@@ -54,6 +54,29 @@ xsimd::batch<T, Arch> fused_fma(xsimd::batch<T, Arch> a, xsimd::batch<T, Arch> b
   return xsimd::fma(a, b, c);
 }
 
+// c - a * b rounded once wherever the arch has FMA (vfnmadd); as fused_fma, sse4_2 computes
+// c - a * b with two roundings (xsimd::fnma).
+//
+//   auto r = tessera::simd::fused_fnma(n, ln2_hi, x);   // x - n * ln2_hi
+template <class T, class Arch>
+xsimd::batch<T, Arch> fused_fnma(xsimd::batch<T, Arch> a, xsimd::batch<T, Arch> b, xsimd::batch<T, Arch> c) {
+#if defined(__AVX512F__)
+  if constexpr (std::is_base_of_v<xsimd::avx512bw, Arch> && std::is_same_v<T, float>) {
+    return _mm512_fnmadd_ps(a, b, c);
+  } else if constexpr (std::is_base_of_v<xsimd::avx512bw, Arch> && std::is_same_v<T, double>) {
+    return _mm512_fnmadd_pd(a, b, c);
+  }
+#endif
+#if defined(__FMA__)
+  if constexpr (std::is_same_v<Arch, xsimd::avx2> && std::is_same_v<T, float>) {
+    return _mm256_fnmadd_ps(a, b, c);
+  } else if constexpr (std::is_same_v<Arch, xsimd::avx2> && std::is_same_v<T, double>) {
+    return _mm256_fnmadd_pd(a, b, c);
+  }
+#endif
+  return xsimd::fnma(a, b, c);
+}
+
 namespace internal {
 // e^(x - n*ln2), for n = round(x / ln2): the reduction (in two steps, ln2 split so n*ln2_hi is
 // exact) and the polynomial; the caller scales by 2^n.

@@ -84,5 +84,38 @@ TEST(ScalefEveryIsa, MatchesOneRoundingOfTheExactProduct) {
   }
 }
 
+using scalef_f64_fn = void (*)(const double*, const double*, double*, int64_t);
+
+std::vector<scalef_f64_fn> every_arch_f64() {
+  std::vector<scalef_f64_fn> result = {&internal::scalef_f64_kernel<xsimd::sse4_2>};
+  if (detected_isa() >= isa::avx2) result.push_back(&internal::scalef_f64_kernel<xsimd::avx2>);
+  if (detected_isa() >= isa::avx512bw) result.push_back(&internal::scalef_f64_kernel<xsimd::avx512bw>);
+  return result;
+}
+
+// f64: normal, denormal (one rounding: x has bits below the denormal ulp), overflowing and zero
+// results, and a NaN exponent.
+TEST(ScalefEveryIsa, F64MatchesOneRoundingOfTheExactProduct) {
+  std::vector<double> x, e;
+  for (int i = 0; i < 64 * 64; ++i) {
+    x.push_back((i % 2 ? -1.0 : 1.0) * (1.0 + static_cast<double>(i % 97) * 0x1.3000000001p-7));
+    e.push_back(static_cast<double>(i % 331) * 6.71 - 1100.0);
+  }
+  x.push_back(1.5);
+  e.push_back(std::nan(""));
+  while (x.size() % 8 != 0) x.push_back(1.0), e.push_back(-1074.5);
+  for (scalef_f64_fn f : every_arch_f64()) {
+    std::vector<double> out(x.size());
+    f(x.data(), e.data(), out.data(), static_cast<int64_t>(x.size()));
+    for (size_t i = 0; i < x.size(); ++i) {
+      if (std::isnan(e[i])) {
+        ASSERT_TRUE(std::isnan(out[i])) << i;
+        continue;
+      }
+      ASSERT_EQ(out[i], std::ldexp(x[i], static_cast<int>(std::floor(e[i])))) << i;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tessera::simd

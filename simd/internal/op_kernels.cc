@@ -1,7 +1,9 @@
 // Compiled once per ISA (tessera_isa_kernels): TESSERA_SIMD_ARCH is the xsimd architecture.
 #include "tessera/simd/internal/op_kernels.h"
 
+#include "tessera/simd/math.h"
 #include "tessera/simd/scalef.h"
+#include "tessera/simd/table_lookup.h"
 #include "tessera/simd/widen.h"
 #include "xsimd/xsimd.hpp"
 
@@ -30,6 +32,74 @@ void scalef_kernel(const float* x, const float* e, float* out, int64_t n) {
   }
 }
 
+template <class Arch>
+void scalef_f64_kernel(const double* x, const double* e, double* out, int64_t n) {
+  using db = xsimd::batch<double, Arch>;
+  for (int64_t i = 0; i + static_cast<int64_t>(db::size) <= n; i += db::size) {
+    scalef<Arch>(db::load_unaligned(x + i), db::load_unaligned(e + i)).store_unaligned(out + i);
+  }
+}
+
+template <class Arch, class T>
+void table_lookup_of(const T* table, const T* table2, const table_index_t<T>* index, T* out,
+                     T* out2, int64_t n) {
+  using batch = xsimd::batch<T, Arch>;
+  using index_batch = xsimd::batch<table_index_t<T>, Arch>;
+  const batch one = batch::load_unaligned(table);
+  const batch low = batch::load_unaligned(table2);
+  const batch high = batch::load_unaligned(table2 + batch::size);
+  for (int64_t i = 0; i + static_cast<int64_t>(batch::size) <= n; i += batch::size) {
+    const index_batch at = index_batch::load_unaligned(index + i);
+    table_lookup<T, Arch>(one, at).store_unaligned(out + i);
+    table_lookup2<T, Arch>(low, high, at).store_unaligned(out2 + i);
+  }
+}
+
+template <class Arch>
+void table_lookup_f32_kernel(const float* table, const float* table2, const int32_t* index,
+                             float* out, float* out2, int64_t n) {
+  table_lookup_of<Arch>(table, table2, index, out, out2, n);
+}
+
+template <class Arch>
+void table_lookup_f64_kernel(const double* table, const double* table2, const int64_t* index,
+                             double* out, double* out2, int64_t n) {
+  table_lookup_of<Arch>(table, table2, index, out, out2, n);
+}
+
+template <class Arch, class T>
+void fused_of(const T* a, const T* b, const T* c, T* fma, T* fnma, int64_t n) {
+  using batch = xsimd::batch<T, Arch>;
+  for (int64_t i = 0; i + static_cast<int64_t>(batch::size) <= n; i += batch::size) {
+    const batch va = batch::load_unaligned(a + i);
+    const batch vb = batch::load_unaligned(b + i);
+    const batch vc = batch::load_unaligned(c + i);
+    fused_fma(va, vb, vc).store_unaligned(fma + i);
+    fused_fnma(va, vb, vc).store_unaligned(fnma + i);
+  }
+}
+
+template <class Arch>
+void fused_f32_kernel(const float* a, const float* b, const float* c, float* fma, float* fnma,
+                      int64_t n) {
+  fused_of<Arch>(a, b, c, fma, fnma, n);
+}
+
+template <class Arch>
+void fused_f64_kernel(const double* a, const double* b, const double* c, double* fma,
+                      double* fnma, int64_t n) {
+  fused_of<Arch>(a, b, c, fma, fnma, n);
+}
+
+template void scalef_f64_kernel<TESSERA_SIMD_ARCH>(const double*, const double*, double*, int64_t);
+template void table_lookup_f32_kernel<TESSERA_SIMD_ARCH>(const float*, const float*,
+                                                         const int32_t*, float*, float*, int64_t);
+template void table_lookup_f64_kernel<TESSERA_SIMD_ARCH>(const double*, const double*,
+                                                         const int64_t*, double*, double*, int64_t);
+template void fused_f32_kernel<TESSERA_SIMD_ARCH>(const float*, const float*, const float*, float*,
+                                                  float*, int64_t);
+template void fused_f64_kernel<TESSERA_SIMD_ARCH>(const double*, const double*, const double*,
+                                                  double*, double*, int64_t);
 template void scalef_kernel<TESSERA_SIMD_ARCH>(const float*, const float*, float*, int64_t);
 template void widen_narrow_kernel<TESSERA_SIMD_ARCH>(const float*, double*, const double*,
                                                      float*, int64_t);
