@@ -1,7 +1,7 @@
-// Throughput of AVX2 exp(x - s) in L1 (simd::exp_minus_nearby_f32, the dense softmax's exp on
-// avx2) against two rewrites of its last steps, each in the loop shape of the dense forward's exp
-// sweep (four vectors per step, their f32 sum widened to f64, the exps stored):
-//   library  simd::exp_minus_nearby_f32<avx2>: Horner's quartic, the table entry times 2^k
+// Throughput of AVX2 exp(x - s) in L1 (softmax_internal::exp_minus_nearby_f32, the dense
+// softmax's exp on avx2) against two rewrites of its last steps, each in the loop shape of the
+// dense forward's exp sweep (four vectors per step, their f32 sum widened to f64, the exps stored):
+//   library  exp_minus_nearby_f32<avx2>: Horner's quartic, the table entry times 2^k
 //   estrin   the quartic as (1 + r/2) + r^2 (1/6 + r/24): one level shallower, one more product
 //   int_add  2^k added to the table entry's exponent as an integer instead of multiplied
 // Prints the minimum TSC ticks per vector of 2000 sweeps over 1024 elements, five rounds, and
@@ -17,13 +17,14 @@
 #include <cstdio>
 #include <random>
 
-#include "tessera/simd/math.h"
+#include "tessera/primitives/softmax/internal/exp_nearby.h"
 
 namespace {
 
 constexpr int kN = 1024;
 
-// The library's reduction (simd/math.h, exp_minus_nearby_table8), then the variant's last steps.
+// The library's reduction (exp_minus_nearby_table8 in primitives/softmax/internal/exp_nearby.h),
+// then the variant's last steps.
 template <bool kEstrin>
 __m256 variant_exp(__m256 x, __m256 offset) {
   const __m256 shifted = _mm256_fmadd_ps(x, _mm256_set1_ps(0x1.715476p+3f), offset);
@@ -82,7 +83,7 @@ int main() {
   std::uniform_real_distribution<float> dist(-5.f, 5.f);
   for (float& v : x) v = dist(gen);
   const float hi = *std::max_element(x, x + kN), lo = *std::min_element(x, x + kN);
-  const auto library = *tessera::simd::exp_minus_nearby_f32<xsimd::avx2>::make(hi, lo);
+  const auto library = *tessera::softmax_internal::exp_minus_nearby_f32<xsimd::avx2>::make(hi, lo);
   // make()'s offset: 1.5 * 2^23 + 1016 - M with M = round(8 hi / ln2).
   const double m = std::nearbyint(static_cast<double>(hi) * (8 / 0x1.62e42fefa39efp-1));
   const __m256 biased = _mm256_set1_ps(static_cast<float>(0x1.8p23 + 1016 - m));

@@ -26,7 +26,7 @@
 #include "tessera/primitives/runtime/threads.h"
 #include "oneapi/dnnl/dnnl.hpp"
 #include "tessera/primitives/softmax/softmax.h"
-#include "tessera/simd/internal/math_kernels.h"
+#include "tessera/primitives/softmax/internal/exp_kernels.h"
 #include "tessera/simd/isa.h"
 #include "tessera/testing/onednn.h"
 #include "xsimd/xsimd.hpp"
@@ -177,11 +177,11 @@ class exp_floor {
     double shift, to_c;
     switch (simd::max_isa()) {
       case simd::isa::avx512bw:
-        return simd::internal::exp_minus_kernel<xsimd::avx512bw>(src_, dst_, 0, max_[0], min_[0])
+        return softmax_internal::exp_minus_kernel<xsimd::avx512bw>(src_, dst_, 0, max_[0], min_[0])
                    ? "avx512bw:exp_minus_f32"
                    : "avx512bw:exp_nonpositive_f32";
       case simd::isa::avx2:
-        return simd::internal::exp_minus_nearby_kernel<xsimd::avx2>(src_, dst_, 0, max_[0],
+        return softmax_internal::exp_minus_nearby_kernel<xsimd::avx2>(src_, dst_, 0, max_[0],
                                                                     min_[0], &shift, &to_c)
                    ? "avx2:exp_minus_nearby_f32"
                    : "avx2:exp_nonpositive_f32";
@@ -204,22 +204,22 @@ class exp_floor {
     double shift, to_c;
     bool done = false;
     if (target == simd::isa::avx512bw) {
-      done = simd::internal::exp_minus_kernel<xsimd::avx512bw>(x, y, len_, max_[r], min_[r]);
+      done = softmax_internal::exp_minus_kernel<xsimd::avx512bw>(x, y, len_, max_[r], min_[r]);
     } else if (target == simd::isa::avx2) {
-      done = simd::internal::exp_minus_nearby_kernel<xsimd::avx2>(x, y, len_, max_[r], min_[r],
+      done = softmax_internal::exp_minus_nearby_kernel<xsimd::avx2>(x, y, len_, max_[r], min_[r],
                                                                   &shift, &to_c);
     }
     if (done) return;
     const float* d = shifted_.data() + r * len_;
     switch (target) {
       case simd::isa::avx512bw:
-        simd::internal::exp_nonpositive_kernel<xsimd::avx512bw>(d, y, len_);
+        softmax_internal::exp_nonpositive_kernel<xsimd::avx512bw>(d, y, len_);
         break;
       case simd::isa::avx2:
-        simd::internal::exp_nonpositive_kernel<xsimd::avx2>(d, y, len_);
+        softmax_internal::exp_nonpositive_kernel<xsimd::avx2>(d, y, len_);
         break;
       default:
-        simd::internal::exp_nonpositive_kernel<xsimd::sse4_2>(d, y, len_);
+        softmax_internal::exp_nonpositive_kernel<xsimd::sse4_2>(d, y, len_);
     }
   }
 

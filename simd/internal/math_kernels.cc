@@ -26,63 +26,8 @@ void exp_kernel(const float* src, float* dst, int64_t n) {
 }
 
 template <class Arch>
-void exp_nonpositive_kernel(const float* src, float* dst, int64_t n) {
-  map_kernel<Arch>(src, dst, n, [](auto v) { return exp_nonpositive_f32(v); });
-}
-
-template <class Arch>
-bool exp_minus_kernel(const float* src, float* dst, int64_t n, float c, float lo) {
-  const auto exp_minus = exp_minus_f32<Arch>::make(c, lo);
-  if (!exp_minus) return false;
-  map_kernel<Arch>(src, dst, n, *exp_minus);
-  return true;
-}
-
-template <class Arch>
-bool exp_minus_lanes_kernel(const float* src, float* dst, int64_t n, const float* c,
-                            const float* lo) {
-  using batch = xsimd::batch<float, Arch>;
-  const auto exp_minus =
-      exp_minus_lanes_f32<Arch>::make(batch::load_unaligned(c), batch::load_unaligned(lo));
-  if (!exp_minus) return false;
-  map_kernel<Arch>(src, dst, n, *exp_minus);
-  return true;
-}
-
-template <class Arch>
-bool exp_minus_nearby_kernel(const float* src, float* dst, int64_t n, float c, float lo,
-                             double* shift, double* to_c) {
-  const auto exp_minus = exp_minus_nearby_f32<Arch>::make(c, lo);
-  if (!exp_minus) return false;
-  *shift = exp_minus->shift();
-  *to_c = exp_minus->to_c();
-  map_kernel<Arch>(src, dst, n, *exp_minus);
-  return true;
-}
-
-template <class Arch>
-bool exp_minus_nearby_lanes_kernel(const float* src, float* dst, int64_t n, const float* c,
-                                   const float* lo, double* shift, double* to_c) {
-  using batch = xsimd::batch<float, Arch>;
-  const auto exp_minus = exp_minus_nearby_lanes_f32<Arch>::make(batch::load_unaligned(c),
-                                                                batch::load_unaligned(lo));
-  if (!exp_minus) return false;
-  for (int i = 0; i < static_cast<int>(batch::size); ++i) {
-    shift[i] = exp_minus->shift(i);
-    to_c[i] = exp_minus->to_c(i);
-  }
-  map_kernel<Arch>(src, dst, n, *exp_minus);
-  return true;
-}
-
-template <class Arch>
 void log_kernel(const float* src, float* dst, int64_t n) {
   map_kernel<Arch>(src, dst, n, [](auto v) { return log_f32(v); });
-}
-
-template <class Arch>
-void scaled_exp_f64_kernel(const double* src, double* dst, int64_t n, double scale) {
-  map_kernel<Arch>(src, dst, n, scaled_exp_f64<Arch>(scale));
 }
 
 template <class Arch>
@@ -145,17 +90,7 @@ int tail_kernel(tail_lanes kind, const void* src, int count, void* full, void* p
 }
 
 template void exp_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t);
-template void exp_nonpositive_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t);
-template bool exp_minus_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t, float, float);
-template bool exp_minus_lanes_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t,
-                                                        const float*, const float*);
-template bool exp_minus_nearby_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t, float,
-                                                         float, double*, double*);
-template bool exp_minus_nearby_lanes_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t,
-                                                               const float*, const float*, double*,
-                                                               double*);
 template void log_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t);
-template void scaled_exp_f64_kernel<TESSERA_SIMD_ARCH>(const double*, double*, int64_t, double);
 template float max_kernel<TESSERA_SIMD_ARCH>(const float*, int64_t);
 template float sum_kernel<TESSERA_SIMD_ARCH>(const float*, int64_t);
 template int tail_kernel<TESSERA_SIMD_ARCH>(tail_lanes, const void*, int, void*, void*);

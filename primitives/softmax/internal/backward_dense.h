@@ -10,6 +10,7 @@
 
 #include "tessera/primitives/softmax/internal/kernel_args.h"
 #include "tessera/primitives/softmax/internal/kernel_math.h"
+#include "tessera/primitives/softmax/internal/scaled_exp_f64.h"
 #include "xsimd/xsimd.hpp"
 
 namespace tessera::softmax_internal::TESSERA_ISA_NS {
@@ -62,7 +63,7 @@ template <class A, class Dst, class DiffDst, class DiffSrc, class Step>
 // logsoftmax_dx_f32_where_safe (scaled_exp_f64's 2^-37 relative error is 2^-14 f32 ulp of
 // exp(y) * sum: negligible).
 template <class A>
-auto logsoftmax_dx_f64_for_row(const simd::scaled_exp_f64<A>& exp_times_sum) {
+auto logsoftmax_dx_f64_for_row(const scaled_exp_f64<A>& exp_times_sum) {
   return [&exp_times_sum](vf<A> d, vf<A> v) {
     vd<A> dlo, dhi, vlo, vhi;
     simd::widen_to_f64<A>(d, dlo, dhi);
@@ -118,7 +119,7 @@ void backward_short_rows(const kernel_args& k, dim_t begin, dim_t end) {
     const F sum(static_cast<float>(total));
     F r[NV];
     if constexpr (kLog) {
-      const simd::scaled_exp_f64<A> exp_times_sum(total);
+      const scaled_exp_f64<A> exp_times_sum(total);
       const auto in_f64 = logsoftmax_dx_f64_for_row<A>(exp_times_sum);
       for (int j = 0; j < NV; ++j) {
         r[j] = logsoftmax_dx_f32_where_safe<A>(d[j], v[j], sum, in_f64);
@@ -188,7 +189,7 @@ template <class A, class Dst, class DiffDst, class DiffSrc, bool kLog>
   // logsoftmax: in f32 where nothing cancels, else in f64 (logsoftmax_dx_f32_where_safe,
   // logsoftmax_dx_f64_for_row).
   if constexpr (kLog) {
-    const simd::scaled_exp_f64<A> exp_times_sum(total);
+    const scaled_exp_f64<A> exp_times_sum(total);
     const F sum(static_cast<float>(total));
     const auto in_f64 = logsoftmax_dx_f64_for_row<A>(exp_times_sum);
     map_row<A>(g, y, dy, dx, [&](F d, F v) __attribute__((always_inline)) {

@@ -11,6 +11,7 @@
 
 #include "tessera/primitives/softmax/internal/kernel_args.h"
 #include "tessera/primitives/softmax/internal/kernel_math.h"
+#include "tessera/primitives/softmax/internal/scaled_exp_f64.h"
 #include "tessera/simd/math.h"
 #include "xsimd/xsimd.hpp"
 
@@ -19,7 +20,7 @@ namespace tessera::softmax_internal::TESSERA_ISA_NS {
 // logsoftmax's dx = dy - exp(y) * sum for per-lane f64 sums (sum_lo, sum_hi: the vector's lower
 // and upper lanes), in f64 and rounded once; exp_f64 has scale 1.
 template <class A>
-vf<A> logsoftmax_dx_in_f64(vf<A> d, vf<A> u, const simd::scaled_exp_f64<A>& exp_f64, vd<A> sum_lo,
+vf<A> logsoftmax_dx_in_f64(vf<A> d, vf<A> u, const scaled_exp_f64<A>& exp_f64, vd<A> sum_lo,
                            vd<A> sum_hi) {
   vd<A> dlo, dhi, ulo, uhi;
   simd::widen_to_f64<A>(d, dlo, dhi);
@@ -33,7 +34,7 @@ vf<A> logsoftmax_dx_in_f64(vf<A> d, vf<A> u, const simd::scaled_exp_f64<A>& exp_
 // sweep stores; forced inline, as the sweeps' other steps.
 template <class A, bool kLog, class SumsF64>
 __attribute__((always_inline)) inline vf<A> strided_dx(vf<A> d, vf<A> u, vf<A> sum_f32,
-                                                       const simd::scaled_exp_f64<A>& exp_f64,
+                                                       const scaled_exp_f64<A>& exp_f64,
                                                        SumsF64 sums_f64) {
   if constexpr (kLog) {
     return logsoftmax_dx_f32_where_safe<A>(d, u, sum_f32, [&](vf<A> d64, vf<A> u64) __attribute__((always_inline)) {
@@ -57,7 +58,7 @@ void backward_contiguous_dx(const T* y, const T* dy, T* dx, int lanes, dim_t e0,
   using F = vf<A>;
   using D = vd<A>;
   constexpr int W = kWidth<A>;
-  const simd::scaled_exp_f64<A> exp_f64(1.0);
+  const scaled_exp_f64<A> exp_f64(1.0);
   auto dx_of = [&](F d, F u, int lane) __attribute__((always_inline)) {
     return strided_dx<A, kLog>(d, u, F::load_unaligned(sum_f32 + lane), exp_f64, [&]() __attribute__((always_inline)) {
       return std::pair{D::load_unaligned(sum_f64 + lane),
@@ -189,7 +190,7 @@ struct backward_lane_sweep {
   [[gnu::always_inline]] void store_dx(dim_t a0, dim_t a1) {
     F sum_f32[NV];
     for (int v = 0; v < NV; ++v) sum_f32[v] = simd::narrow_to_f32<A>(sum[v].lo, sum[v].hi);
-    const simd::scaled_exp_f64<A> exp_f64(1.0);
+    const scaled_exp_f64<A> exp_f64(1.0);
     for (dim_t a = a0; a < a1; ++a) {
       const dim_t o = a * stride;
       F r[NV];
@@ -360,7 +361,7 @@ struct backward_interleaved_group {
     const D sum_lo = D::load_unaligned(pattern);
     const D sum_hi = D::load_unaligned(pattern + D::size);
     const F sum_f32 = simd::narrow_to_f32<A>(sum_lo, sum_hi);
-    const simd::scaled_exp_f64<A> exp_f64(1.0);
+    const scaled_exp_f64<A> exp_f64(1.0);
     auto dx_of = [&](F d, F u) __attribute__((always_inline)) {
       return strided_dx<A, kLog>(d, u, sum_f32, exp_f64, [&]() __attribute__((always_inline)) { return std::pair{sum_lo, sum_hi}; });
     };

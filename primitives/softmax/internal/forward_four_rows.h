@@ -8,6 +8,7 @@
 #include <optional>
 #include <type_traits>
 
+#include "tessera/primitives/softmax/internal/exp_nearby.h"
 #include "tessera/primitives/softmax/internal/kernel_args.h"
 #include "tessera/primitives/softmax/internal/kernel_math.h"
 #include "tessera/simd/per_isa.h"
@@ -66,13 +67,13 @@ struct four_rows {
   bool zero[R];
   // Outside the object: make() may write it through a pointer, which would otherwise keep every
   // member in memory.
-  std::optional<simd::exp_minus_nearby_f32<A>> (&nearby)[R];
+  std::optional<exp_minus_nearby_f32<A>> (&nearby)[R];
   bool all_nearby = kNearby;
   wide_sum<A> sum[R];  // f32 per lane over four runs (terms <= 1.05, three roundings), then f64
   F inv[R];
 
   [[gnu::always_inline]] four_rows(const kernel_args& k, dim_t row0, bool prefetch,
-                                   std::optional<simd::exp_minus_nearby_f32<A>> (&exps)[R])
+                                   std::optional<exp_minus_nearby_f32<A>> (&exps)[R])
       : g(k.dense), prefetch_next(prefetch), nearby(exps) {
     for (int j = 0; j < R; ++j) {
       const dim_t base = k.rows.offset_of(row0 + j);
@@ -119,7 +120,7 @@ struct four_rows {
       zero[j] = inf_as_zero && mx == neg_inf;
       m[j] = F(mx);
       if constexpr (kNearby) {
-        nearby[j] = simd::exp_minus_nearby_f32<A>::make(mx, -simd::reduce_max<A>(-lo[j]));
+        nearby[j] = exp_minus_nearby_f32<A>::make(mx, -simd::reduce_max<A>(-lo[j]));
         all_nearby = all_nearby && nearby[j];
       }
     }
@@ -206,7 +207,7 @@ struct four_rows {
 template <class A, class S, class D>
 void forward_four_rows(const kernel_args& k, dim_t row0, bool prefetch_next) {
   using F = vf<A>;
-  std::optional<simd::exp_minus_nearby_f32<A>> exps[4];
+  std::optional<exp_minus_nearby_f32<A>> exps[4];
   four_rows<A, S, D> rows(k, row0, prefetch_next, exps);
   rows.find_ranges(k.alg == softmax_alg::softmax_inf_as_zero);
   if (rows.all_nearby) {

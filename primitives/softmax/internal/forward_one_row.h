@@ -11,6 +11,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "tessera/primitives/softmax/internal/exp_minus.h"
+#include "tessera/primitives/softmax/internal/exp_nearby.h"
 #include "tessera/primitives/softmax/internal/forward_last_sweep.h"
 #include "tessera/primitives/softmax/internal/kernel_args.h"
 #include "tessera/primitives/softmax/internal/kernel_math.h"
@@ -27,8 +29,8 @@ namespace tessera::softmax_internal::TESSERA_ISA_NS {
 template <class A>
 struct exp_choice {
   float max = 0.f;
-  std::optional<simd::exp_minus_f32<A>> minus;
-  std::optional<simd::exp_minus_nearby_f32<A>> nearby;
+  std::optional<exp_minus_f32<A>> minus;
+  std::optional<exp_minus_nearby_f32<A>> nearby;
   bool dominates = false;
 };
 
@@ -38,7 +40,7 @@ template <class A, bool kWithMin>
   c.max = mx;
   if constexpr (kWithMin) {
     c.minus = make_exp_minus<A>(mx, mn);
-    if (!c.minus) c.nearby = simd::exp_minus_nearby_f32<A>::make(mx, mn);
+    if (!c.minus) c.nearby = exp_minus_nearby_f32<A>::make(mx, mn);
     c.dominates = !c.minus && !c.nearby && max_dominates(mx, mn);
   }
   return c;

@@ -8,6 +8,7 @@
 #include <optional>
 #include <type_traits>
 
+#include "tessera/primitives/softmax/internal/exp_nearby.h"
 #include "tessera/primitives/softmax/internal/kernel_args.h"
 #include "tessera/primitives/softmax/internal/forward_last_sweep.h"
 #include "tessera/primitives/softmax/internal/kernel_math.h"
@@ -48,12 +49,12 @@ struct row_pair {
   F m[2];
   // Outside the object: make() may write it through a pointer, which would otherwise keep every
   // member in memory.
-  std::optional<simd::exp_minus_nearby_f32<A>> (&nearby)[2];
+  std::optional<exp_minus_nearby_f32<A>> (&nearby)[2];
   split_sum<A> sums[2];
   F scale[2];
 
   [[gnu::always_inline]] row_pair(const kernel_args& k, dim_t row, bool look,
-                                  std::optional<simd::exp_minus_nearby_f32<A>> (&exps)[2])
+                                  std::optional<exp_minus_nearby_f32<A>> (&exps)[2])
       : n(k.dense.len), look_ahead(look), nearby(exps) {
     for (int r = 0; r < 2; ++r) {
       const dim_t base = k.rows.offset_of(row + r);
@@ -112,7 +113,7 @@ struct row_pair {
     for (int r = 0; r < 2; ++r) m[r] = F(given.max[r]);
     if constexpr (kNearby) {
       for (int r = 0; r < 2; ++r) {
-        nearby[r] = simd::exp_minus_nearby_f32<A>::make(given.max[r], given.min[r]);
+        nearby[r] = exp_minus_nearby_f32<A>::make(given.max[r], given.min[r]);
         if (!nearby[r]) return false;
       }
     }
@@ -228,7 +229,7 @@ template <class A, bool kLog>
 [[gnu::always_inline]] inline pair_ranges forward_row_pair(const kernel_args& k, dim_t row, pair_ranges given,
                              bool look_ahead, bool& paired) {
   using F = vf<A>;
-  std::optional<simd::exp_minus_nearby_f32<A>> exps[2];
+  std::optional<exp_minus_nearby_f32<A>> exps[2];
   row_pair<A, kLog> pair(k, row, look_ahead, exps);
   // Pass 1: max, unless the previous pair's last sweep found it.
   if (!given.known) given = pair.maxima(pair.src, [](dim_t, int) __attribute__((always_inline)) {});

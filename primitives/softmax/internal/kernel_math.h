@@ -5,10 +5,11 @@
 // Arithmetic is f32. Three things keep the f32 result within a few ulp of the exact one:
 //  * x - max is computed with its rounding error (TwoSum) and exp(x - max) is corrected by it:
 //    without it, rows whose values span ~80 lose up to 2^6 ulp in the small outputs (the dense
-//    forward kernel takes simd::exp_minus_f32 instead where the row's range allows: it never
-//    rounds x - max);
-//  * exp is simd::exp_nonpositive_f32 (1.00 ulp on avx512bw, 1.24 elsewhere, measured by
-//    //simd:math_test); loads, stores and tails are simd/convert.h and simd/tail.h.
+//    forward kernel takes exp_minus_f32, exp_minus.h, instead where the row's range allows: it
+//    never rounds x - max);
+//  * exp is exp_nonpositive_f32 (exp_nonpositive.h; 1.00 ulp on avx512bw, 1.24 elsewhere,
+//    measured by //primitives/softmax:exp_test); loads, stores and tails are simd/convert.h and
+//    simd/tail.h.
 #ifndef TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_KERNEL_MATH_H_
 #define TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_KERNEL_MATH_H_
 
@@ -31,6 +32,9 @@
 #include "tessera/simd/reduce.h"
 #include "tessera/simd/tail.h"
 #include "tessera/simd/widen.h"
+#include "tessera/primitives/softmax/internal/exp_minus.h"
+#include "tessera/primitives/softmax/internal/exp_nearby.h"
+#include "tessera/primitives/softmax/internal/exp_nonpositive.h"
 #include "tessera/primitives/softmax/internal/kernel_args.h"
 #include "xsimd/xsimd.hpp"
 
@@ -93,7 +97,7 @@ vf<A> exp_diff(vf<A> x, vf<A> m) {
   F d = x - m;
   F bb = d - x;
   F err = (x - (d - bb)) + (-m - bb);
-  F e = simd::exp_nonpositive_f32<A>(d);
+  F e = exp_nonpositive_f32<A>(d);
   return ::tessera::simd::select(zero, F(0.f), simd::fused_fma(e, err, e));
 }
 
@@ -106,16 +110,16 @@ constexpr bool kHasLanesExp =
     std::is_same_v<A, xsimd::avx2> || std::is_base_of_v<xsimd::avx512bw, A>;
 template <class A>
 using lanes_exp = std::conditional_t<std::is_same_v<A, xsimd::avx2>,
-                                     simd::exp_minus_nearby_lanes_f32<A>,
-                                     simd::exp_minus_lanes_f32<A>>;
+                                     exp_minus_nearby_lanes_f32<A>,
+                                     exp_minus_lanes_f32<A>>;
 
 // exp_minus_f32 for a row of range [mn, mx], and a lanes_exp for lanes of ranges [lo, m], where
 // the range (every lane's) stays within kExpZeroBelow of its max: these compute every exp, the
 // underflowing ones too, and below that exp_diff's select of 0 costs less.
 template <class A>
-std::optional<simd::exp_minus_f32<A>> make_exp_minus(float mx, float mn) {
+std::optional<exp_minus_f32<A>> make_exp_minus(float mx, float mn) {
   if (!(mn >= mx - kExpZeroBelow)) return std::nullopt;
-  return simd::exp_minus_f32<A>::make(mx, mn);
+  return exp_minus_f32<A>::make(mx, mn);
 }
 template <class A>
 std::optional<lanes_exp<A>> make_lanes_exp(vf<A> m, vf<A> lo) {
@@ -144,7 +148,7 @@ template <class A>
 vf<A> exp_diff_max_dominates(vf<A> x, vf<A> m) {
   const vf<A> d = x - m;
   const vf<A> err = x - (d + m);
-  const vf<A> e = simd::exp_nonpositive_f32<A>(d);
+  const vf<A> e = exp_nonpositive_f32<A>(d);
   return simd::fused_fma(e, err, e);
 }
 
@@ -417,7 +421,7 @@ vf<A> logsoftmax_dx_f32_where_safe(vf<A> d, vf<A> v, vf<A> sum, InF64 in_f64) {
   using F = vf<A>;
   constexpr float kMaxCancellation = 16.f;
   const auto in_range = (v >= F(-80.f)) & (v <= F(0.f));
-  const F p = simd::exp_nonpositive_f32(::tessera::simd::select(in_range, v, F(0.f))) * sum;
+  const F p = exp_nonpositive_f32(::tessera::simd::select(in_range, v, F(0.f))) * sum;
   const F r = d - p;
   const F r_size = xsimd::abs(r);
   const auto kept = in_range & (r_size >= F(0x1p-100f)) &

@@ -1,4 +1,4 @@
-// simd::scaled_exp_f64 (the exp of logsoftmax's backward kernel) on every ISA
+// scaled_exp_f64 (scaled_exp_f64.h: the exp of logsoftmax's backward kernel) on every ISA
 // the machine has: relative error against long double over a sweep of f32 inputs (what the
 // kernel feeds it) and random doubles across the whole finite-result range, with several
 // scales, denormal and overflowing results, special values and scales, every length.
@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "tessera/simd/internal/math_kernels.h"
+#include "tessera/primitives/softmax/internal/exp_kernels.h"
 #include "tessera/simd/isa.h"
 #include "xsimd/xsimd.hpp"
 
-namespace tessera::simd {
+namespace tessera::softmax_internal {
 namespace {
 
 struct arch_exp {
@@ -26,12 +26,12 @@ struct arch_exp {
 };
 
 std::vector<arch_exp> every_arch() {
-  std::vector<arch_exp> v = {{"sse4_2", &internal::scaled_exp_f64_kernel<xsimd::sse4_2>, false}};
-  if (detected_isa() >= isa::avx2) {
-    v.push_back({"avx2", &internal::scaled_exp_f64_kernel<xsimd::avx2>, true});
+  std::vector<arch_exp> v = {{"sse4_2", &scaled_exp_f64_kernel<xsimd::sse4_2>, false}};
+  if (simd::detected_isa() >= simd::isa::avx2) {
+    v.push_back({"avx2", &scaled_exp_f64_kernel<xsimd::avx2>, true});
   }
-  if (detected_isa() >= isa::avx512bw) {
-    v.push_back({"avx512bw", &internal::scaled_exp_f64_kernel<xsimd::avx512bw>, true});
+  if (simd::detected_isa() >= simd::isa::avx512bw) {
+    v.push_back({"avx512bw", &scaled_exp_f64_kernel<xsimd::avx512bw>, true});
   }
   return v;
 }
@@ -178,4 +178,4 @@ TEST(ExpF64Relaxed, EveryLengthOnEveryIsa) {
 }
 
 }  // namespace
-}  // namespace tessera::simd
+}  // namespace tessera::softmax_internal
