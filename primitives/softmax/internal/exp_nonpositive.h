@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "tessera/simd/compare.h"
 #include "tessera/simd/math.h"
 #include "tessera/simd/scalef.h"
 #include "tessera/simd/select.h"
@@ -104,7 +105,7 @@ template <class Arch>
   // (magic + n) << 20 = n << 20 (mod 2^32); clearing bits 0..22 leaves floor(n / 8) << 23.
   const I scale = (bits << 20) & I(-(1 << 23));
   const F fast = xsimd::bitwise_cast<F>(xsimd::bitwise_cast<I>(mantissa) + scale);
-  const auto special = !(x >= F(-86.5f));  // below -86.5, or NaN
+  const auto special = simd::not_greater_equal(x, F(-86.5f));  // below -86.5, or NaN
   if (!xsimd::any(special)) return fast;
   return simd::select(special, simd::exp_f32<Arch>(x), fast);
 }
