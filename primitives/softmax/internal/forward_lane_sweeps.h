@@ -12,6 +12,7 @@
 #include "tessera/primitives/softmax/internal/kernel_args.h"
 #include "tessera/primitives/softmax/internal/kernel_math.h"
 #include "tessera/simd/per_isa.h"
+#include "tessera/simd/unroll.h"
 #include "xsimd/xsimd.hpp"
 
 namespace tessera::softmax_internal::TESSERA_ISA_NS {
@@ -135,6 +136,7 @@ struct lane_sweep {
     const S* p = src + a * stride;
     F x[NV];
     for (int v = 0; v < NV; ++v) x[v] = load(p, v, 0.f);
+    TESSERA_UNROLL_FULL
     for (int v = 0; v < NV; ++v) {
       const F e = exp_of(v, x[v]);
       if constexpr (kLog) {
@@ -215,6 +217,7 @@ struct lane_sweep {
         else if constexpr (kKeep) y[v] = load(q, v, 0.f);
         else y[v] = load(p, v, 0.f);
       }
+      TESSERA_UNROLL_FULL
       for (int v = 0; v < NV; ++v) {
         if constexpr (kLog) y[v] = log_diff<A>(y[v], m[v], scale[v]);
         else if constexpr (kKeep) y[v] = y[v] * scale[v];

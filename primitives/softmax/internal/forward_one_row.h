@@ -17,6 +17,7 @@
 #include "tessera/primitives/softmax/internal/kernel_args.h"
 #include "tessera/primitives/softmax/internal/kernel_math.h"
 #include "tessera/simd/per_isa.h"
+#include "tessera/simd/unroll.h"
 #include "xsimd/xsimd.hpp"
 
 namespace tessera::softmax_internal::TESSERA_ISA_NS {
@@ -162,9 +163,7 @@ struct row_exps {
   [[gnu::always_inline]] void full_step(ExpOf& exp_of, const S* p, D* q, dim_t i) {
     F x[4], e[4];
     for (int j = 0; j < 4; ++j) x[j] = simd::load_f32<A>(p + i + j * W);
-    // Unrolled so that the four exps interleave in registers; left to the heuristics, clang
-    // keeps the loop when the exp is long and round-trips x and e through the stack.
-#pragma clang loop unroll(full)
+    TESSERA_UNROLL_FULL
     for (int j = 0; j < 4; ++j) e[j] = exp_of(x[j]);
     if constexpr (kLog) {
       k0.add4(x, m, e);
