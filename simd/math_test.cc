@@ -19,6 +19,7 @@
 #include "tessera/simd/arch.h"
 #include "tessera/simd/internal/math_kernels.h"
 #include "tessera/simd/isa.h"
+#include "tessera/testing/exp_accuracy.h"
 #include "xsimd/xsimd.hpp"
 
 namespace tessera::simd {
@@ -48,55 +49,11 @@ std::vector<arch_kernels> every_arch() {
   return result;
 }
 
-// |got - want| in units of the f32 ulp at want (the denormal ulp below FLT_MIN).
-double ulp_error(float got, double want) {
-  const double a = std::fabs(want);
-  int e;
-  std::frexp(a < std::numeric_limits<float>::min() ? std::numeric_limits<float>::min() : a, &e);
-  const double ulp = std::ldexp(1.0, e - 24);
-  return std::fabs(static_cast<double>(got) - want) / ulp;
-}
-
-// Every `stride`-th f32 bit pattern between lo and hi (both positive or both negative ranges).
-std::vector<float> sweep(float lo, float hi, uint32_t stride) {
-  std::vector<float> v;
-  for (double x = lo; x <= hi;) {
-    v.push_back(static_cast<float>(x));
-    const uint32_t b = std::bit_cast<uint32_t>(static_cast<float>(x));
-    const float next = std::bit_cast<float>(x >= 0 ? b + stride : b - stride);
-    if (!(next > x) || !std::isfinite(next)) break;
-    x = next;
-  }
-  return v;
-}
-
-// The worst ulp errors of exp over xs: normal results (and where), denormal results.
-struct exp_errors {
-  double normal = 0, denormal = 0;
-  float at = 0;
-};
-
-// The worst errors of y[i] against exp(xs[i] - shift) in double precision.
-exp_errors tally_exp_errors(const std::vector<float>& xs, const std::vector<float>& y, double shift) {
-  exp_errors e;
-  for (size_t i = 0; i < xs.size(); ++i) {
-    const double want = std::exp(static_cast<double>(xs[i]) - shift);
-    const double err = ulp_error(y[i], want);
-    if (want >= std::numeric_limits<float>::min()) {
-      if (err > e.normal) e.normal = err, e.at = xs[i];
-    } else {
-      e.denormal = std::max(e.denormal, err);
-    }
-  }
-  return e;
-}
-
-exp_errors worst_exp_errors(void (*exp)(const float*, float*, int64_t),
-                            const std::vector<float>& xs, std::vector<float>& y) {
-  y.resize(xs.size());
-  exp(xs.data(), y.data(), static_cast<int64_t>(xs.size()));
-  return tally_exp_errors(xs, y, 0.0);
-}
+using ::tessera::testing::exp_errors;
+using ::tessera::testing::f32_sweep;
+using ::tessera::testing::tally_exp_errors;
+using ::tessera::testing::ulp_error;
+using ::tessera::testing::worst_exp_errors;
 
 TEST(Tail, PartialLoadsAndStoresTouchOnlyTheirLanesOnEveryIsa) {
   // Every lane type and count 0..W: the src lanes end where a page with no access begins (a
@@ -137,8 +94,8 @@ TEST(Tail, PartialLoadsAndStoresTouchOnlyTheirLanesOnEveryIsa) {
 TEST(Exp, AccuracyOverADenseSweepOnEveryIsa) {
   // Both signs, every 977th f32 of |x| in [1e-30, 104]: about 1.4 million points.
   std::vector<float> xs;
-  for (float x : sweep(1e-30f, 104.f, 977)) xs.push_back(-x);
-  for (float x : sweep(1e-30f, 88.72f, 977)) xs.push_back(x);
+  for (float x : f32_sweep(1e-30f, 104.f, 977)) xs.push_back(-x);
+  for (float x : f32_sweep(1e-30f, 88.72f, 977)) xs.push_back(x);
   for (const arch_kernels& k : every_arch()) {
     std::vector<float> y;
     const exp_errors e = worst_exp_errors(k.exp, xs, y);

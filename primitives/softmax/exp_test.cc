@@ -16,6 +16,7 @@
 #include "tessera/primitives/softmax/internal/exp_kernels.h"
 #include "tessera/simd/arch.h"
 #include "tessera/simd/isa.h"
+#include "tessera/testing/exp_accuracy.h"
 #include "xsimd/xsimd.hpp"
 
 namespace tessera::softmax_internal {
@@ -52,55 +53,11 @@ std::vector<arch_kernels> every_arch() {
   return result;
 }
 
-// |got - want| in units of the f32 ulp at want (the denormal ulp below FLT_MIN).
-double ulp_error(float got, double want) {
-  const double a = std::fabs(want);
-  int e;
-  std::frexp(a < std::numeric_limits<float>::min() ? std::numeric_limits<float>::min() : a, &e);
-  const double ulp = std::ldexp(1.0, e - 24);
-  return std::fabs(static_cast<double>(got) - want) / ulp;
-}
-
-// Every `stride`-th f32 bit pattern between lo and hi (both positive or both negative ranges).
-std::vector<float> sweep(float lo, float hi, uint32_t stride) {
-  std::vector<float> v;
-  for (double x = lo; x <= hi;) {
-    v.push_back(static_cast<float>(x));
-    const uint32_t b = std::bit_cast<uint32_t>(static_cast<float>(x));
-    const float next = std::bit_cast<float>(x >= 0 ? b + stride : b - stride);
-    if (!(next > x) || !std::isfinite(next)) break;
-    x = next;
-  }
-  return v;
-}
-
-// The worst ulp errors of exp over xs: normal results (and where), denormal results.
-struct exp_errors {
-  double normal = 0, denormal = 0;
-  float at = 0;
-};
-
-// The worst errors of y[i] against exp(xs[i] - shift) in double precision.
-exp_errors tally_exp_errors(const std::vector<float>& xs, const std::vector<float>& y, double shift) {
-  exp_errors e;
-  for (size_t i = 0; i < xs.size(); ++i) {
-    const double want = std::exp(static_cast<double>(xs[i]) - shift);
-    const double err = ulp_error(y[i], want);
-    if (want >= std::numeric_limits<float>::min()) {
-      if (err > e.normal) e.normal = err, e.at = xs[i];
-    } else {
-      e.denormal = std::max(e.denormal, err);
-    }
-  }
-  return e;
-}
-
-exp_errors worst_exp_errors(void (*exp)(const float*, float*, int64_t),
-                            const std::vector<float>& xs, std::vector<float>& y) {
-  y.resize(xs.size());
-  exp(xs.data(), y.data(), static_cast<int64_t>(xs.size()));
-  return tally_exp_errors(xs, y, 0.0);
-}
+using ::tessera::testing::exp_errors;
+using ::tessera::testing::f32_sweep;
+using ::tessera::testing::tally_exp_errors;
+using ::tessera::testing::ulp_error;
+using ::tessera::testing::worst_exp_errors;
 
 TEST(ExpNonpositive, AccuracyOverItsRangeOnEveryIsa) {
   // 0, -0 and every 73rd f32 of [-110, -1e-30]: about 1.5 million points. On sse4_2 it is
@@ -108,7 +65,7 @@ TEST(ExpNonpositive, AccuracyOverItsRangeOnEveryIsa) {
   // normal result (exhaustive runs outside the suite: avx512bw 0.9998 ulp at x = -0x1.4c1ad2p+6,
   // avx2 0.8966 ulp at x = -0x1.da1e9cp+2 and 0.7653 on denormal results), so their bound is 1 ulp.
   std::vector<float> xs = {0.f, -0.f};
-  for (float x : sweep(1e-30f, 110.f, 73)) xs.push_back(-x);
+  for (float x : f32_sweep(1e-30f, 110.f, 73)) xs.push_back(-x);
   xs.push_back(-110.f);
   for (const arch_kernels& k : every_arch()) {
     std::vector<float> y;
@@ -149,7 +106,7 @@ std::vector<float> range_sweep(float lo, float c, int points) {
   auto add = [&](float from, float to) {  // from <= to, same sign
     if (std::fabs(from) > std::fabs(to)) std::swap(from, to);
     const uint32_t span = std::bit_cast<uint32_t>(std::fabs(to)) - std::bit_cast<uint32_t>(std::fabs(from));
-    for (const float x : sweep(std::fabs(from), std::fabs(to), std::max<uint32_t>(1, span / points))) {
+    for (const float x : f32_sweep(std::fabs(from), std::fabs(to), std::max<uint32_t>(1, span / points))) {
       xs.push_back(to < 0 ? -x : x);
     }
   };
