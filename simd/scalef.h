@@ -4,14 +4,15 @@
 //
 //   auto y = tessera::simd::scalef(mantissa, n);   // mantissa * 2^floor(n)
 //
-// Contract (f32): n is finite; x and n are any floats otherwise (NaN x gives NaN, infinite x
-// keeps its sign, a result above FLT_MAX is infinite). f64: the same, and a NaN n gives NaN.
+// Contract (f32 and f64): NaN x or NaN n gives NaN, infinite x keeps its sign, a result above
+// the type's largest finite value is infinite.
 #ifndef TESSERA_SIMD_SCALEF_H_
 #define TESSERA_SIMD_SCALEF_H_
 
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <type_traits>
 
 #include "xsimd/xsimd.hpp"
 
@@ -21,32 +22,21 @@
 
 namespace tessera::simd {
 
-template <class Arch>
-inline xsimd::batch<float, Arch> scalef(xsimd::batch<float, Arch> x, xsimd::batch<float, Arch> n) {
-#if defined(__AVX512F__)
-  if constexpr (sizeof(x) == 64) return _mm512_scalef_ps(x, n);
-#endif
-  using batch = xsimd::batch<float, Arch>;
-  alignas(64) float xs[batch::size];
-  alignas(64) float ns[batch::size];
-  x.store_aligned(xs);
-  n.store_aligned(ns);
-  for (std::size_t i = 0; i < batch::size; ++i) {
-    // Exponents beyond +-300 already saturate to 0 or infinity; the clamp keeps the int exact.
-    const float e = std::clamp(std::floor(ns[i]), -300.f, 300.f);
-    xs[i] = std::ldexp(xs[i], static_cast<int>(e));
-  }
-  return batch::load_aligned(xs);
-}
+// Exponents beyond these already saturate every finite x to 0 or infinity; clamping to them
+// keeps floor(n) exact as an int.
+template <class T>
+inline constexpr T kScalefExponentBound = sizeof(T) == 4 ? T(300) : T(2200);
 
-template <class Arch>
-inline xsimd::batch<double, Arch> scalef(xsimd::batch<double, Arch> x, xsimd::batch<double, Arch> n) {
+template <class Arch, class T>
+inline xsimd::batch<T, Arch> scalef(xsimd::batch<T, Arch> x, xsimd::batch<T, Arch> n) {
+  static_assert(std::is_floating_point_v<T>);
 #if defined(__AVX512F__)
-  if constexpr (sizeof(x) == 64) return _mm512_scalef_pd(x, n);
+  if constexpr (sizeof(x) == 64 && sizeof(T) == 4) return _mm512_scalef_ps(x, n);
+  if constexpr (sizeof(x) == 64 && sizeof(T) == 8) return _mm512_scalef_pd(x, n);
 #endif
-  using batch = xsimd::batch<double, Arch>;
-  alignas(64) double xs[batch::size];
-  alignas(64) double ns[batch::size];
+  using batch = xsimd::batch<T, Arch>;
+  alignas(64) T xs[batch::size];
+  alignas(64) T ns[batch::size];
   x.store_aligned(xs);
   n.store_aligned(ns);
   for (std::size_t i = 0; i < batch::size; ++i) {
@@ -54,8 +44,7 @@ inline xsimd::batch<double, Arch> scalef(xsimd::batch<double, Arch> x, xsimd::ba
       xs[i] = ns[i] + xs[i];
       continue;
     }
-    // Exponents beyond +-2200 already saturate to 0 or infinity; the clamp keeps the int exact.
-    const double e = std::clamp(std::floor(ns[i]), -2200.0, 2200.0);
+    const T e = std::clamp(std::floor(ns[i]), -kScalefExponentBound<T>, kScalefExponentBound<T>);
     xs[i] = std::ldexp(xs[i], static_cast<int>(e));
   }
   return batch::load_aligned(xs);
