@@ -84,6 +84,15 @@ TEST(ScalefEveryIsa, MatchesOneRoundingOfTheExactProduct) {
   }
 }
 
+TEST(ScalefEveryIsa, NanExponentGivesNan) {
+  std::vector<float> x(16, 1.5f), e(16, std::nanf(""));
+  for (scalef_fn f : every_arch()) {
+    std::vector<float> out(x.size());
+    f(x.data(), e.data(), out.data(), static_cast<int64_t>(x.size()));
+    for (size_t i = 0; i < x.size(); ++i) ASSERT_TRUE(std::isnan(out[i])) << i;
+  }
+}
+
 using scalef_f64_fn = void (*)(const double*, const double*, double*, int64_t);
 
 std::vector<scalef_f64_fn> every_arch_f64() {
