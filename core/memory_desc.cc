@@ -299,18 +299,19 @@ absl::Status memory_desc::check_fits(const memory_desc& pattern) const {
   if (offset0_ != pattern.offset0_) {
     return differs(absl::StrCat("offset0 = ", offset0_, " does not fit the pattern's ", pattern.offset0_));
   }
-  for (int d = 0; d < rank_; ++d) {
-    const struct {
-      const char* name;
-      dim_t value, want;
-    } fields[] = {{"dims", dims_[d], pattern.dims_[d]},
-                  {"padded_dims", padded_dims_[d], pattern.padded_dims_[d]},
-                  {"padded_offsets", padded_offsets_[d], pattern.padded_offsets_[d]},
-                  {"strides", blocking_.strides[d], pattern.blocking_.strides[d]}};
-    for (const auto& f : fields) {
-      if (f.want != kRuntimeDim && f.value != f.want) {
-        return differs(absl::StrCat(f.name, "[", d, "] = ", f.value, " does not fit the pattern's ", f.name, "[", d,
-                                    "] = ", f.want, " (only run-time values may differ; pattern dims ",
+  // Dims first: a dim that differs explains the padded dims and strides that differ with it.
+  const struct {
+    const char* name;
+    const dim_t *value, *want;
+  } fields[] = {{"dims", dims_.data(), pattern.dims_.data()},
+                {"padded_dims", padded_dims_.data(), pattern.padded_dims_.data()},
+                {"padded_offsets", padded_offsets_.data(), pattern.padded_offsets_.data()},
+                {"strides", blocking_.strides.data(), pattern.blocking_.strides.data()}};
+  for (const auto& f : fields) {
+    for (int d = 0; d < rank_; ++d) {
+      if (f.want[d] != kRuntimeDim && f.value[d] != f.want[d]) {
+        return differs(absl::StrCat(f.name, "[", d, "] = ", f.value[d], " does not fit the pattern's ", f.name, "[",
+                                    d, "] = ", f.want[d], " (only run-time values may differ; pattern dims ",
                                     pattern_dims_str(pattern.dims()), ")"));
       }
     }
