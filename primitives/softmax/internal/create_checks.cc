@@ -52,8 +52,8 @@ absl::Status check_no_runtime_values(std::initializer_list<std::pair<const memor
   for (const auto& [md, what] : mds) {
     if (md->has_runtime_dims_or_strides()) {
       return absl::UnimplementedError(absl::StrCat(
-          "softmax: ", what, " has run-time dims or strides (dims ", dims_to_string(md->dims()),
-          "): a softmax needs them all at creation, as in oneDNN 3.x"));
+          "softmax: ", what,
+          " has run-time dims or strides: a softmax needs them all at creation, as in oneDNN 3.x"));
     }
   }
   return absl::OkStatus();
