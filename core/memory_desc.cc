@@ -23,7 +23,7 @@ absl::Status check_dims(absl::Span<const dim_t> dims, data_type dt) {
     return absl::InvalidArgumentError("memory_desc: data type is undef: a tensor needs an element type");
   }
   for (size_t d = 0; d < dims.size(); ++d) {
-    if (dims[d] < 0) {
+    if (dims[d] < 0 && dims[d] != kRuntimeDim) {
       return absl::InvalidArgumentError(absl::StrCat("memory_desc: dims[", d, "] = ", dims[d],
                                                      " is negative in dims ", dims_str(dims)));
     }
@@ -85,11 +85,15 @@ absl::StatusOr<memory_desc> memory_desc::with_blocking(absl::Span<const dim_t> d
   }
   for (int d = 0; d < rank; ++d) {
     const dim_t stride = blocking.strides[d];
-    if (stride < 0) {
+    if (stride < 0 && stride != kRuntimeDim) {
       return absl::InvalidArgumentError(absl::StrCat("memory_desc: strides[", d, "] = ", stride,
                                                      " is negative; strides must be >= 0"));
     }
     md.blocking_.strides[d] = stride;
+    if (dims[d] == kRuntimeDim) {
+      md.padded_dims_[d] = kRuntimeDim;
+      continue;
+    }
     // Padded dims: the dims rounded up to a multiple of their block product. The bound is checked
     // before the rounding sum, which would itself overflow.
     if (dims[d] > std::numeric_limits<dim_t>::max() - block_of[d] ||
@@ -99,6 +103,8 @@ absl::StatusOr<memory_desc> memory_desc::with_blocking(absl::Span<const dim_t> d
                                                      " overflows int64"));
     }
   }
+  md.note_runtime_values();
+  if (md.runtime_) return md;  // overlap and size are checked on the concrete descriptors
   TESSERA_RETURN_IF_ERROR(md.check_no_overlap());
   TESSERA_RETURN_IF_ERROR(md.check_size());
   return md;
@@ -115,13 +121,17 @@ absl::StatusOr<memory_desc> memory_desc::any(absl::Span<const dim_t> dims, data_
   const bool empty = std::find(dims.begin(), dims.end(), 0) != dims.end();  // nothing to count
   dim_t n = 1;
   for (dim_t d : empty ? absl::Span<const dim_t>() : dims) {
+    if (d == kRuntimeDim) continue;
     if (mul_overflows(n, d, &n)) {
       return absl::InvalidArgumentError(
           absl::StrCat("memory_desc: the element count of dims ", dims_str(dims), " overflows int64"));
     }
   }
+  md.note_runtime_values();
   return md;
 }
+
+void memory_desc::note_runtime_values() { runtime_ = has_runtime_dims() || has_runtime_strides(); }
 
 // ---------- validation helpers ----------
 
@@ -240,6 +250,75 @@ bool memory_desc::max_extent(int64_t* out) const {
 
 // ---------- queries ----------
 
+bool memory_desc::has_runtime_dims() const {
+  return std::find(dims_.begin(), dims_.begin() + rank_, kRuntimeDim) != dims_.begin() + rank_;
+}
+
+bool memory_desc::has_runtime_strides() const {
+  if (kind_ != format_kind::blocked) return false;
+  const auto& s = blocking_.strides;
+  return std::find(s.begin(), s.begin() + rank_, kRuntimeDim) != s.begin() + rank_;
+}
+
+namespace {
+
+// Dims with run-time ones as '*' (oneDNN's verbose spelling).
+std::string pattern_dims_str(absl::Span<const dim_t> dims) {
+  return absl::StrCat("{", absl::StrJoin(dims, ",", [](std::string* out, dim_t v) {
+    absl::StrAppend(out, v == kRuntimeDim ? "*" : absl::StrCat(v));
+  }), "}");
+}
+
+const char* kind_name(format_kind k) {
+  switch (k) {
+    case format_kind::undef: return "undef";
+    case format_kind::any: return "any";
+    case format_kind::blocked: return "blocked";
+  }
+  return "?";
+}
+
+}  // namespace
+
+absl::Status memory_desc::check_fits(const memory_desc& pattern) const {
+  auto differs = [](const std::string& what) {
+    return absl::InvalidArgumentError(absl::StrCat("memory_desc: ", what));
+  };
+  if (runtime_) return differs("has run-time dims or strides itself; only a concrete descriptor fits a pattern");
+  if (kind_ != pattern.kind_ || dt_ != pattern.dt_ || rank_ != pattern.rank_) {
+    return differs(absl::StrCat(kind_name(kind_), " ", name_of(dt_), " of rank ", rank_, " does not fit the pattern's ",
+                                kind_name(pattern.kind_), " ", name_of(pattern.dt_), " of rank ", pattern.rank_));
+  }
+  if (blocking_.inner_nblks != pattern.blocking_.inner_nblks ||
+      !std::equal(blocking_.inner_blks.begin(), blocking_.inner_blks.begin() + blocking_.inner_nblks,
+                  pattern.blocking_.inner_blks.begin()) ||
+      !std::equal(blocking_.inner_idxs.begin(), blocking_.inner_idxs.begin() + blocking_.inner_nblks,
+                  pattern.blocking_.inner_idxs.begin())) {
+    return differs("inner blocks differ from the pattern's (only dims and strides may be run-time)");
+  }
+  if (offset0_ != pattern.offset0_) {
+    return differs(absl::StrCat("offset0 = ", offset0_, " does not fit the pattern's ", pattern.offset0_));
+  }
+  // Dims first: a dim that differs explains the padded dims and strides that differ with it.
+  const struct {
+    const char* name;
+    const dim_t *value, *want;
+  } fields[] = {{"dims", dims_.data(), pattern.dims_.data()},
+                {"padded_dims", padded_dims_.data(), pattern.padded_dims_.data()},
+                {"padded_offsets", padded_offsets_.data(), pattern.padded_offsets_.data()},
+                {"strides", blocking_.strides.data(), pattern.blocking_.strides.data()}};
+  for (const auto& f : fields) {
+    for (int d = 0; d < rank_; ++d) {
+      if (f.want[d] != kRuntimeDim && f.value[d] != f.want[d]) {
+        return differs(absl::StrCat(f.name, "[", d, "] = ", f.value[d], " does not fit the pattern's ", f.name, "[",
+                                    d, "] = ", f.want[d], " (only run-time values may differ; pattern dims ",
+                                    pattern_dims_str(pattern.dims()), ")"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 dim_t memory_desc::nelems(bool with_padding) const {
   if (kind_ == format_kind::undef) return 0;
   // A zero-size dim first: the other dims' product may exceed int64 (only non-empty element counts
@@ -247,12 +326,14 @@ dim_t memory_desc::nelems(bool with_padding) const {
   for (int d = 0; d < rank_; ++d) {
     if (dims_[d] == 0) return 0;
   }
+  if (runtime_ && has_runtime_dims()) return kRuntimeDim;
   dim_t n = 1;
   for (int d = 0; d < rank_; ++d) n *= with_padding ? padded_dims_[d] : dims_[d];
   return n;
 }
 
 int64_t memory_desc::size_bytes() const {
+  if (runtime_) return kRuntimeDim;
   if (kind_ != format_kind::blocked || nelems() == 0) return 0;
   int64_t elems = 0;
   max_extent(&elems);  // validated at construction
@@ -262,6 +343,7 @@ int64_t memory_desc::size_bytes() const {
 
 dim_t memory_desc::offset(absl::Span<const dim_t> index) const {
   if (kind_ != format_kind::blocked) return 0;
+  if (runtime_) return kRuntimeDim;
   std::array<dim_t, kMaxRank> pos{};
   for (int d = 0; d < rank_ && d < static_cast<int>(index.size()); ++d) pos[d] = index[d] + padded_offsets_[d];
   return offset0_ + blocked_offset(block_view_of(rank_, blocking_), pos);
@@ -272,7 +354,7 @@ bool memory_desc::is_plain() const { return kind_ == format_kind::blocked && blo
 bool memory_desc::is_blocked() const { return kind_ == format_kind::blocked && blocking_.inner_nblks > 0; }
 
 bool memory_desc::is_dense() const {
-  if (!is_plain()) return false;
+  if (!is_plain() || runtime_) return false;
   if (nelems() == 0) return true;
   std::array<int, kMaxRank> order{};
   int n = 0;
@@ -296,6 +378,10 @@ absl::StatusOr<memory_desc> memory_desc::submemory(absl::Span<const dim_t> sub_d
   if (kind_ != format_kind::blocked) {
     return absl::InvalidArgumentError(
         "submemory: the parent must have a concrete (blocked) layout, not 'any' or undef");
+  }
+  if (runtime_) {
+    return absl::InvalidArgumentError(absl::StrCat("submemory: the parent has run-time dims or strides (dims ",
+                                                   pattern_dims_str(dims()), "): a view needs concrete ones"));
   }
   if (static_cast<int>(sub_dims.size()) != rank_ || static_cast<int>(offsets.size()) != rank_) {
     return absl::InvalidArgumentError(absl::StrCat("submemory: dims ", dims_str(sub_dims), " and offsets ",

@@ -7,6 +7,12 @@
 //
 //   auto t = tessera::memory_desc::with_strides({4, 5}, tessera::data_type::f32, {1, 4});  // "ba"
 //
+//   // A pattern: dim 0 and its stride known only at execution (oneDNN's DNNL_RUNTIME_DIM_VAL).
+//   auto p = tessera::memory_desc::with_strides({tessera::kRuntimeDim, 5}, tessera::data_type::f32,
+//                                               {tessera::kRuntimeDim, 1});
+//   auto c = tessera::memory_desc::with_strides({7, 5}, tessera::data_type::f32, {5, 1});
+//   c->check_fits(*p);   // OK: c is one of the descriptors p stands for
+//
 // The layout of a blocked descriptor (the only kind with memory behind it) is
 //   offset(i) = offset0 + sum_d (i_d / B_d) * strides[d] + inner_offset(i mod blocks)
 // where B_d is the product of the inner block sizes on dim d and the inner blocks are laid out
@@ -20,6 +26,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include "absl/status/status.h"
@@ -31,6 +38,12 @@ namespace tessera {
 
 inline constexpr int kMaxRank = 12;
 using dim_t = int64_t;
+
+// A dim or stride known only at execution: oneDNN's DNNL_RUNTIME_DIM_VAL (INT64_MIN). A
+// descriptor holding one (has_runtime_dims_or_strides()) is a pattern: primitives that accept it
+// at creation take the concrete descriptor at execution (check_fits). The padded size of a
+// run-time dim is run-time too. Queries that need concrete values say what they return for it.
+inline constexpr dim_t kRuntimeDim = std::numeric_limits<dim_t>::min();
 
 enum class format_kind : uint8_t {
   undef,    // a default-constructed descriptor: describes nothing
@@ -61,14 +74,16 @@ class memory_desc {
   // take any stride), sizes whose byte count overflows int64. A stride of 0 on a dim of size > 1
   // is an overlap and rejected (oneDNN 2.6.3 accepts it as a broadcast; Tessera writes through
   // descriptors, so every element needs its own address). Any dim of size 0: no elements, no
-  // overlap check.
+  // overlap check. Dims and strides may be kRuntimeDim; a descriptor with one is not checked for
+  // overlap or size (its concrete descriptors are, when they are made).
   static absl::StatusOr<memory_desc> with_strides(absl::Span<const dim_t> dims, data_type dt,
                                                   absl::Span<const dim_t> strides);
   // A general blocked layout; padded dims are the dims rounded up to the block products.
   // Validates the blocks (each dim's block product, positive sizes, dims in range) and overlap.
+  // Dims and strides may be kRuntimeDim (as with_strides; block sizes may not).
   static absl::StatusOr<memory_desc> with_blocking(absl::Span<const dim_t> dims, data_type dt,
                                                    const blocking_desc& blocking);
-  // format_kind::any: dims and type only.
+  // format_kind::any: dims and type only; dims may be kRuntimeDim.
   static absl::StatusOr<memory_desc> any(absl::Span<const dim_t> dims, data_type dt);
 
   int rank() const { return rank_; }
@@ -84,13 +99,24 @@ class memory_desc {
   dim_t offset0() const { return offset0_; }
   const blocking_desc& blocking() const { return blocking_; }
 
-  // Number of logical elements (product of dims), or of padded dims.
+  // Whether some dim, or some stride, is kRuntimeDim.
+  bool has_runtime_dims() const;
+  bool has_runtime_strides() const;
+  bool has_runtime_dims_or_strides() const { return runtime_; }
+  // OK when this descriptor is one of those `pattern` stands for: no run-time value, the same
+  // kind, type, rank, inner blocks and offset0, and equal dims, padded dims and strides wherever
+  // the pattern's are not kRuntimeDim. The error names the first dim or stride that differs.
+  absl::Status check_fits(const memory_desc& pattern) const;
+
+  // Number of logical elements (product of dims), or of padded dims. kRuntimeDim when a dim is
+  // run-time (and none is 0), as oneDNN's nelems().
   dim_t nelems(bool with_padding = false) const;
   // Bytes a buffer must have, padding included: oneDNN's get_size() (the largest outer extent
   // max_d(padded_dims[d] / B_d * strides[d]), or the inner block if larger) plus offset0 elements.
   // 0 when some dim is 0 and for `any`/undef. oneDNN 2.6.3 returns 0 whenever offset0 != 0
   // (submemory); Tessera counts from the start of the parent's buffer instead. Rank 0 is a
-  // scalar: one element.
+  // scalar: one element. kRuntimeDim (negative) with run-time dims or strides (oneDNN's
+  // DNNL_RUNTIME_SIZE_VAL): check has_runtime_dims_or_strides() before allocating.
   int64_t size_bytes() const;
   // Element offset (offset0 and padded_offsets included) of a logical index; index must be within
   // padded dims (not checked). 0 for `any`/undef. Reference kernels and tests call it per element;
@@ -100,7 +126,8 @@ class memory_desc {
   // blocked_offset(block_view_of(rank, blocking), pos) (block_structure.h), that is offset0 +
   // sum_d (pos_d / B_d) * strides[d] + the position of pos's block digits in the dense inner tile;
   // equal to offset0 + nodes_of(*this)->offset(index) (formats/algebra.h) over the padded dims
-  // when padded_offsets are 0 (as in every descriptor Tessera builds).
+  // when padded_offsets are 0 (as in every descriptor Tessera builds). Precondition: no run-time
+  // dims or strides (kRuntimeDim is returned for such a descriptor).
   dim_t offset(absl::Span<const dim_t> index) const;
 
   // No inner blocks.
@@ -109,16 +136,18 @@ class memory_desc {
   bool is_blocked() const;
   // Plain, and its elements fill [offset0, offset0 + nelems) without gaps (some permutation of a
   // dense tag; size-1 dims may have any stride). Stricter than oneDNN's is_dense(), which also
-  // counts blocked layouts without padding.
+  // counts blocked layouts without padding. False with run-time dims or strides.
   bool is_dense() const;
 
   // oneDNN's submemory_desc: a view of `sub_dims` starting at `offsets`, inheriting strides;
-  // offsets into a blocked dim must be multiples of its block.
+  // offsets into a blocked dim must be multiples of its block. Errors on run-time dims or strides.
   absl::StatusOr<memory_desc> submemory(absl::Span<const dim_t> sub_dims,
                                         absl::Span<const dim_t> offsets) const;
-  // oneDNN's permute_axes: logical dim d of this becomes dim perm[d] of the result.
+  // oneDNN's permute_axes: logical dim d of this becomes dim perm[d] of the result (run-time
+  // values move with their dims).
   absl::StatusOr<memory_desc> permute_axes(absl::Span<const int> perm) const;
   // oneDNN's reshape: adds/removes size-1 dims; splits/joins only dense, unpadded, unblocked dims.
+  // Errors on run-time dims or strides.
   absl::StatusOr<memory_desc> reshape(absl::Span<const dim_t> new_dims) const;
 
   friend bool operator==(const memory_desc& a, const memory_desc& b);
@@ -135,6 +164,8 @@ class memory_desc {
   dim_t inner_block_size() const;
   absl::Status check_no_overlap() const;
   absl::Status check_size() const;
+  // Sets runtime_ from dims and strides.
+  void note_runtime_values();
   // oneDNN's get_size() in elements (offset0 excluded); false on int64 overflow.
   bool max_extent(int64_t* out) const;
 
@@ -146,6 +177,7 @@ class memory_desc {
   std::array<dim_t, kMaxRank> padded_offsets_{};
   dim_t offset0_ = 0;
   blocking_desc blocking_{};
+  bool runtime_ = false;  // derived from dims_ and strides: not part of == or the hash
 };
 
 // The variable-length parts first and their lengths last (like absl's containers), so that no

@@ -242,6 +242,10 @@ absl::Status memory_desc::reshape_walk::fail(absl::string_view why) const {
 }
 
 absl::StatusOr<memory_desc> memory_desc::reshape(absl::Span<const dim_t> new_dims) const {
+  if (runtime_) {
+    return absl::InvalidArgumentError(
+        "reshape: the descriptor has run-time dims or strides; reshape needs concrete ones");
+  }
   TESSERA_RETURN_IF_ERROR(check_reshape_dims(*this, new_dims));
   if (kind_ == format_kind::any) return any(new_dims, dt_);
   if (nelems() == 0) return dense_reshape_of_empty(new_dims, dt_);

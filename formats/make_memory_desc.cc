@@ -1,5 +1,8 @@
 #include "tessera/formats/make_memory_desc.h"
 
+#include <algorithm>
+#include <vector>
+
 #include "tessera/formats/algebra.h"
 
 namespace tessera {
@@ -20,9 +23,41 @@ absl::StatusOr<memory_desc> make_memory_desc(const layout& l, data_type dt) {
   return memory_desc::with_blocking(l.dims(), dt, to_blocking(l));
 }
 
+namespace {
+
+// The tag's layout with run-time dims: the layout of the dims with each run-time one set to 1,
+// where a stride that changes when one run-time dim alone grows past a block (so its padded size
+// changes) depends on it and becomes run-time too. Padded sizes of run-time dims are run-time.
+absl::StatusOr<memory_desc> make_runtime_memory_desc(absl::Span<const dim_t> dims, data_type dt,
+                                                     absl::string_view tag) {
+  std::vector<dim_t> probe(dims.begin(), dims.end());
+  for (dim_t& d : probe) d = d == kRuntimeDim ? 1 : d;
+  absl::StatusOr<layout> base = make_layout(tag, probe);
+  if (!base.ok()) return base.status();
+  blocking_desc b = to_blocking(*base);
+  for (size_t r = 0; r < dims.size(); ++r) {
+    if (dims[r] != kRuntimeDim) continue;
+    dim_t block = 1;
+    for (int k = 0; k < b.inner_nblks; ++k) block *= b.inner_idxs[k] == static_cast<int>(r) ? b.inner_blks[k] : 1;
+    std::vector<dim_t> grown = probe;
+    grown[r] = 2 * block + 1;
+    absl::StatusOr<layout> alt = make_layout(tag, grown);
+    if (!alt.ok()) return alt.status();
+    for (int d = 0; d < base->rank(); ++d) {
+      if (alt->stride(d) != base->stride(d)) b.strides[d] = kRuntimeDim;
+    }
+  }
+  return memory_desc::with_blocking(dims, dt, b);
+}
+
+}  // namespace
+
 absl::StatusOr<memory_desc> make_memory_desc(absl::Span<const dim_t> dims, data_type dt,
                                              absl::string_view tag) {
   if (tag == "any") return memory_desc::any(dims, dt);
+  if (std::find(dims.begin(), dims.end(), kRuntimeDim) != dims.end()) {
+    return make_runtime_memory_desc(dims, dt, tag);
+  }
   absl::StatusOr<layout> l = make_layout(tag, dims);
   if (!l.ok()) return l.status();
   return make_memory_desc(*l, dt);

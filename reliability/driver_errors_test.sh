@@ -130,7 +130,7 @@ expect "SKIPPED (--attr-fpmath=bf16: only strict math" --reorder --attr-fpmath=b
 expect "SKIPPED (--attr-acc-mode=f16: Tessera accumulates in f32 only)" --reorder --attr-acc-mode=f16 2x3
 expect "SKIPPED (--attr-deterministic=true: not supported)" --reorder --attr-deterministic=true 2x3
 expect "SKIPPED (--attr-dropout=0.5: not supported)" --reorder --attr-dropout=0.5 2x3
-expect "SKIPPED (--runtime-dim-mask=1: Tessera has no run-time dims" --reorder --runtime-dim-mask=1 2x3
+expect "SKIPPED (--runtime-dim-mask=-1: not a non-negative mask)" --reorder --runtime-dim-mask=-1 2x3
 expect "SKIPPED (--oflag=zp_comp:1: compensation flags are not supported)" --reorder --oflag=zp_comp:1 2x3
 expect "argument 'wei' is not supported (src and dst only)" --reorder --attr-scales=wei:common:2 2x3
 expect "policy 'per_dim_9' is not supported" --reorder --attr-scales=src:per_dim_9:0.5 2x3

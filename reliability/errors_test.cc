@@ -215,6 +215,14 @@ std::vector<error_case> all_cases() {
       CASE("desc.permute_count", f32_23.permute_axes(std::vector<int>{0}), "{0}", "rank is 2"),
       CASE("desc.reshape_rank", f32_23.reshape(std::vector<dim_t>(13, 1)), "13"),
       CASE("desc.reshape_undef", memory_desc().reshape({}), "undef"),
+      CASE("desc.runtime_submemory",
+           memory_desc::with_strides({kRuntimeDim, 3}, data_type::f32, {3, 1})->submemory({1, 3}, {0, 0}),
+           "run-time", "{*,3}"),
+      CASE("desc.runtime_reshape",
+           memory_desc::with_strides({kRuntimeDim, 3}, data_type::f32, {3, 1})->reshape({3, 1}), "run-time"),
+      CASE("desc.runtime_not_fitting",
+           f32_23.check_fits(*memory_desc::with_strides({kRuntimeDim, 4}, data_type::f32, {4, 1})),
+           "dims[1] = 3", "dims[1] = 4"),
       CASE("desc.reshape_negative", f32_23.reshape({-6}), "-6"),
       CASE("desc.reshape_overflow", f32_23.reshape({kMax, kMax}), "9223372036854775807"),
       CASE("desc.reshape_dense_strides_overflow",
@@ -365,6 +373,21 @@ std::vector<error_case> all_cases() {
                  ->execute({{arg_from, {s, g_buf}}, {arg_to, {s, g_buf + 16}},
                             {arg::src_scales, {md({1}, data_type::s32, "a"), g_buf + 32}}});
            }(), "s32"),
+      // ---- reorder: run-time dims ----
+      CASE("reorder.runtime_one_side",
+           reorder::create(md({kRuntimeDim, 3}, data_type::f32, "ab"), f32_23), "dims[0]", "run-time in src but 2"),
+      CASE("reorder.runtime_oscale",
+           reorder::create(md({kRuntimeDim, 3}, data_type::f32, "ab"), md({kRuntimeDim, 3}, data_type::f32, "ab"),
+                           with_oscale(1, {1.f, 2.f})),
+           "mask 1", "run-time dim 0"),
+      CASE("reorder.runtime_exec_dim", [] {
+             const memory_desc p = md({kRuntimeDim, 4}, data_type::f32, "ab");
+             return reorder::create(p, p)->execute({{arg_from, {md({2, 3}, data_type::f32, "ab"), g_buf}}, {arg_to, {md({2, 3}, data_type::f32, "ab"), g_buf + 16}}});
+           }(), "src", "dims[1] = 3", "dims[1] = 4"),
+      CASE("reorder.runtime_exec_pattern", [] {
+             const memory_desc p = md({kRuntimeDim, 3}, data_type::f32, "ab");
+             return reorder::create(p, p)->execute({{arg_from, {p, g_buf}}, {arg_to, {p, g_buf + 16}}});
+           }(), "src", "run-time"),
       CASE("reorder.scales_count", [] {
              const memory_desc s = md({2, 3}, data_type::f32, "ab");
              return reorder::create(s, s, with_src_scales(2))
@@ -387,6 +410,10 @@ std::vector<error_case> all_cases() {
       CASE("softmax.dims_differ",
            softmax_forward::create(softmax_alg::softmax, f32_23, md({3, 2}, data_type::f32, "ab"),
                                    1), "3x2"),
+      CASE("softmax.runtime_dims",
+           softmax_forward::create(softmax_alg::softmax, md({kRuntimeDim, 3}, data_type::f32, "ab"),
+                                   md({kRuntimeDim, 3}, data_type::f32, "ab"), 1),
+           "src", "run-time"),
       CASE("softmax.src_any",
            softmax_forward::create(softmax_alg::softmax, *memory_desc::any({2, 3}, data_type::f32),
                                    f32_23, 1), "any"),

@@ -13,6 +13,8 @@
 //   2  blocking:   nblks byte (mod 4), per block a size byte (mod 33) and a dim byte (mod rank+1),
 //                  then per dim a little-endian signed 16-bit stride -> memory_desc::with_blocking
 // Invalid encodings are welcome: creation must reject them with a Status, never crash.
+// runtime_pattern(md, dim_mask, stride_mask) turns a decoded descriptor into a pattern with
+// run-time dims and strides (kRuntimeDim) that md fits.
 #ifndef TESSERA_RELIABILITY_FUZZ_INPUT_H_
 #define TESSERA_RELIABILITY_FUZZ_INPUT_H_
 
@@ -106,6 +108,19 @@ inline absl::StatusOr<memory_desc> decode_desc(byte_reader& in, const std::vecto
       return memory_desc::with_blocking(dims, dt, b);
     }
   }
+}
+
+// The pattern of `concrete` whose dims in dim_mask and strides in stride_mask (bit d: dim d) are
+// kRuntimeDim; concrete.check_fits(pattern) holds.
+inline absl::StatusOr<memory_desc> runtime_pattern(const memory_desc& concrete, int dim_mask,
+                                                   int stride_mask) {
+  std::vector<dim_t> dims(concrete.dims().begin(), concrete.dims().end());
+  blocking_desc b = concrete.blocking();
+  for (int d = 0; d < concrete.rank(); ++d) {
+    if ((dim_mask >> d) & 1) dims[d] = kRuntimeDim;
+    if ((stride_mask >> d) & 1) b.strides[d] = kRuntimeDim;
+  }
+  return memory_desc::with_blocking(dims, concrete.dt(), b);
 }
 
 // A finding: print what broke and abort so that libFuzzer saves the input.

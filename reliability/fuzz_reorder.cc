@@ -8,6 +8,10 @@
 // Properties: execute never crashes; when it succeeds, the whole destination buffer (elements,
 // padding and the gaps between them) equals the reference's, and the guard bytes around it are
 // intact; when it fails, the destination buffer is untouched.
+// Then a run-time byte (bit d: dim d run-time in both descriptors) and a strides byte (low nibble:
+// src strides run-time, high: dst): unless both are 0, the reorder created from those patterns
+// (fuzz_input.h's runtime_pattern), executed on the same concrete descriptors, must succeed and
+// write the same bytes, guards intact. Creation may refuse (output scales over a run-time dim).
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -166,5 +170,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     tessera::reliability::fail(absl::StrCat(problem, ": differs from the reference at byte ",
                                             first, "; ", exact.message()));
   }
+
+  const uint8_t runtime_dims = in.u8(), runtime_strides = in.u8();
+  if (runtime_dims == 0 && runtime_strides == 0) return 0;
+  auto src_p = tessera::reliability::runtime_pattern(*src_md, runtime_dims, runtime_strides & 0xF);
+  auto dst_p = tessera::reliability::runtime_pattern(*dst_md, runtime_dims, runtime_strides >> 4);
+  TESSERA_FUZZ_CHECK(src_p.ok() && dst_p.ok(), absl::StrCat(problem, ": a run-time pattern was refused"));
+  auto pr = tessera::reorder::create(*src_p, *dst_p, attr);
+  if (!pr.ok()) return 0;
+  tessera::testing::guarded_buffer again(dst_bytes);
+  std::memcpy(again.data(), before.data(), dst_bytes);
+  tessera::exec_args runtime_args = args;
+  runtime_args.set(tessera::arg_to, {*dst_md, again.data()});
+  const std::string runtime_problem = absl::StrCat(problem, " run-time dims mask ", runtime_dims,
+                                                   " strides mask ", runtime_strides);
+  const absl::Status again_ran = pr->execute(runtime_args);
+  TESSERA_FUZZ_CHECK(again.guards_intact(), runtime_problem);
+  TESSERA_FUZZ_CHECK(again_ran.ok(), absl::StrCat(runtime_problem, ": ", again_ran.ToString()));
+  TESSERA_FUZZ_CHECK(std::memcmp(again.data(), dst.data(), dst_bytes) == 0,
+                     absl::StrCat(runtime_problem, ": differs from the fixed reorder"));
   return 0;
 }

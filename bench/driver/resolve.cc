@@ -452,9 +452,9 @@ absl::StatusOr<resolved> resolve(const problem& p) {
     o.stag = p.knob("stag");
     o.dtag = p.knob("dtag");
     if (!parse_strides(p.knob("strides"), &o.src_strides, &o.dst_strides, &r.skip_reason)) return r;
-    if (p.knob("runtime-dim-mask") != "0" && !p.knob("runtime-dim-mask").empty()) {
-      r.skip_reason = knob_reason("runtime-dim-mask", p.knob("runtime-dim-mask"),
-                                  "Tessera has no run-time dims (every dim is known at creation)");
+    if (const std::string& m = p.knob("runtime-dim-mask");
+        !m.empty() && (!absl::SimpleAtoi(m, &o.runtime_dim_mask) || o.runtime_dim_mask < 0)) {
+      r.skip_reason = knob_reason("runtime-dim-mask", m, "not a non-negative mask");
       return r;
     }
     if (!p.knob("oflag").empty()) {

@@ -33,6 +33,9 @@ struct resolved_reorder {
   data_type sdt = data_type::f32, ddt = data_type::f32;
   std::string stag, dtag;                       // empty when strides are given instead
   std::vector<int64_t> src_strides, dst_strides;  // from --strides (empty: use the tag)
+  // --runtime-dim-mask: bit d set makes dim d run-time (kRuntimeDim) in the descriptors the
+  // reorder is created with; it executes on the concrete ones. Bits beyond the rank are ignored.
+  int64_t runtime_dim_mask = 0;
   primitive_attr attr;
   attr_values values;
 };
@@ -62,7 +65,7 @@ struct resolved {
 // Whether every knob value is valid input in benchdnn's language (a oneDNN data type, a dir or
 // alg softmax may have, a number where one is due, a tag the grammar accepts, ...), whether or
 // not Tessera supports it. An error names the knob and value: the driver stops before running
-// anything. Valid values Tessera does not support (s4, --runtime-dim-mask=1, wei scales) pass
+// anything. Valid values Tessera does not support (s4, wei scales) pass
 // here; resolve() makes their problems SKIPPED with the reason.
 absl::Status validate_problem(const problem& p);
 

@@ -185,6 +185,16 @@ absl::StatusOr<memory_desc> desc_of(const std::vector<int64_t>& dims, data_type 
   return make_memory_desc(dims, dt, tag);
 }
 
+// The dims a reorder is created with under --runtime-dim-mask: the masked ones run-time (strides
+// from a tag follow; --strides stay as given, as benchdnn passes them).
+std::vector<int64_t> creation_dims(const std::vector<int64_t>& dims, int64_t mask) {
+  std::vector<int64_t> out = dims;
+  for (size_t d = 0; d < dims.size() && d < 63; ++d) {
+    if (mask & (int64_t{1} << d)) out[d] = kRuntimeDim;
+  }
+  return out;
+}
+
 // Overlays the conversion probes of sdt -> ddt (saturation bounds, ties, Inf, NaN, denormals)
 // on a random tensor: one full run of the probe values in every fourth block of that length,
 // keyed on the logical index like the fills, so every layout sees them at the same places.
@@ -283,12 +293,18 @@ outcome run_reorder(const parsed_problem& pp, const resolved& r) {
   if (!src_md.ok()) return creation_failure(absl::InvalidArgumentError(src_md.status().message()));
   auto dst_md = desc_of(r.dims, q.ddt, q.dtag, q.dst_strides);
   if (!dst_md.ok()) return creation_failure(absl::InvalidArgumentError(dst_md.status().message()));
+  // The descriptors of creation: src_md and dst_md, or their patterns under --runtime-dim-mask.
+  const std::vector<int64_t> pattern_dims = creation_dims(r.dims, q.runtime_dim_mask);
+  auto src_pattern = desc_of(pattern_dims, q.sdt, q.stag, q.src_strides);
+  if (!src_pattern.ok()) return creation_failure(absl::InvalidArgumentError(src_pattern.status().message()));
+  auto dst_pattern = desc_of(pattern_dims, q.ddt, q.dtag, q.dst_strides);
+  if (!dst_pattern.ok()) return creation_failure(absl::InvalidArgumentError(dst_pattern.status().message()));
 
   double ctime_miss = 0, ctime_hit = 0;
   auto prim = timed_create(s, [&] {
     return create_with_choice<reorder>(choice_of(r), reorder_kernel_names(), [&](const std::string& filter) {
-      return filter.empty() ? reorder::create(*src_md, *dst_md, q.attr)
-                            : reorder::create(*src_md, *dst_md, q.attr, reorder_options{.impl_filter = filter});
+      return filter.empty() ? reorder::create(*src_pattern, *dst_pattern, q.attr)
+                            : reorder::create(*src_pattern, *dst_pattern, q.attr, reorder_options{.impl_filter = filter});
     });
   }, &ctime_miss, &ctime_hit);
   if (!prim.ok()) return creation_failure(prim.status());

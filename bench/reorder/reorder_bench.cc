@@ -6,7 +6,10 @@
 // Each case runs as tessera/onednn/memcpy x threads {1, 2} x cache {warm, cold}. Cold rotates
 // over enough (src, dst) buffer sets to touch >= 256 MiB between two uses of one set. Counter
 // "bytes_per_second" counts src bytes read + dst bytes written (+ dst read for the sum post-op);
-// memcpy copies max(src, dst) bytes and counts 2x that.
+// memcpy copies max(src, dst) bytes and counts 2x that. Cases ending in "_rt" create the reorder
+// with the dims of runtime_mask at run time (kRuntimeDim) and execute it on the concrete
+// descriptors, the shape repeated: compare them with the row of the same reorder with fixed dims
+// (f32_tiny_2x16x3x4, f32_nchw_nhwc); Tessera only.
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -37,6 +40,7 @@ struct bench_case {
   float oscale = 0;  // 0: none
   float beta = 0;    // 0: no sum
   int oscale_mask = 0;  // per dimension: oscale + 0.125 * (index % 4) along the masked dims
+  int runtime_mask = 0;  // bit d: dim d is run-time at creation
 };
 
 const std::vector<bench_case>& cases() {
@@ -62,6 +66,8 @@ const std::vector<bench_case>& cases() {
       {"f32_bf16_140x3851", {140, 3851}, data_type::f32, data_type::bf16, "ab", "ab"},
       {"f32_nchw_nChw16c_odd", {10, 1, 390, 590}, data_type::f32, data_type::f32, "nchw", "nChw16c"},
       {"f32_tiny_2x16x3x4", {2, 16, 3, 4}, data_type::f32, data_type::f32, "nchw", "nhwc"},
+      {"f32_tiny_2x16x3x4_rt", {2, 16, 3, 4}, data_type::f32, data_type::f32, "nchw", "nhwc", 0, 0, 0, 0xF},
+      {"f32_nchw_nhwc_rt", {32, 64, 56, 56}, data_type::f32, data_type::f32, "nchw", "nhwc", 0, 0, 0, 0xF},
       // int8 quantization with per-channel scales (activations along C, weights along O), whose
       // runs keep one scale each.
       {"f32_s8_nchw_scale_per_channel", {32, 64, 56, 56}, data_type::f32, data_type::s8, "nchw",
@@ -146,7 +152,10 @@ void run(benchmark::State& state, const bench_case& c, impl which, int threads, 
   int64_t bytes = b.src_bytes + b.dst_bytes + (c.beta != 0 ? b.dst_bytes : 0);
   int k = 0;
   if (which == impl::tessera) {
-    absl::StatusOr<reorder> r = reorder::create(b.src, b.dst, attr);
+    std::vector<dim_t> dims = c.dims;
+    for (size_t d = 0; d < dims.size(); ++d) dims[d] = (c.runtime_mask >> d) & 1 ? kRuntimeDim : dims[d];
+    absl::StatusOr<reorder> r = reorder::create(*make_memory_desc(dims, c.sdt, c.stag),
+                                                *make_memory_desc(dims, c.ddt, c.dtag), attr);
     if (!r.ok()) {
       state.SkipWithError(std::string(r.status().message()).c_str());
       return;
@@ -203,6 +212,7 @@ int register_all() {
         for (auto [which, name] : {std::pair{impl::tessera, "tessera"},
                                    std::pair{impl::onednn, "onednn"},
                                    std::pair{impl::memcpy, "memcpy"}}) {
+          if (c.runtime_mask != 0 && which != impl::tessera) continue;
           std::string full = std::string(c.name) + "/" + name + "/threads:" +
                              std::to_string(threads) + (cold ? "/cold" : "/warm");
           benchmark::RegisterBenchmark(full.c_str(), [&c, which = which, threads, cold](

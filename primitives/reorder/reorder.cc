@@ -16,6 +16,7 @@
 #include "tessera/primitives/reorder/internal/kernels.h"
 #include "tessera/primitives/reorder/internal/plan.h"
 #include "tessera/primitives/reorder/internal/reorder_padding.h"
+#include "tessera/primitives/reorder/internal/runtime_shape.h"
 #include "tessera/primitives/runtime/threads.h"
 #include "tessera/primitives/runtime/verbose.h"
 #include "tessera/simd/isa.h"
@@ -118,10 +119,28 @@ absl::Status report_create(const absl::Status& status) {
   return status;
 }
 
+// A reorder created with run-time dims or strides: a pattern whose kernel is chosen per shape.
+std::shared_ptr<const plan> build_pattern(const memory_desc& src, const memory_desc& dst,
+                                          const primitive_attr& attr, const std::string& filter) {
+  auto p = std::make_shared<plan>();
+  p->src = src;
+  p->dst = dst;
+  p->attr = attr;
+  p->impl_name = kRuntimeImplName;
+  p->impl_filter = filter;
+  p->shapes = std::make_shared<shape_plans>();
+  p->descs_text = absl::StrCat(pattern_md_string("src", src), " ", pattern_md_string("dst", dst));
+  p->problem_text = pattern_dims_text(dst.dims());
+  return p;
+}
+
 absl::StatusOr<std::shared_ptr<const plan>> build(const memory_desc& src, const memory_desc& dst,
                                                   const primitive_attr& attr,
                                                   const std::string& filter) {
+  const bool runtime = has_runtime_values(src, dst);
+  if (runtime) TESSERA_RETURN_IF_ERROR(check_runtime_create(src, dst, attr));
   TESSERA_RETURN_IF_ERROR(check_create(src, dst, attr));
+  if (runtime) return build_pattern(src, dst, attr, filter);
   auto p = std::make_shared<plan>();
   p->src = src;
   p->dst = dst;
@@ -312,6 +331,22 @@ absl::Status execute_plan(const plan& p, const exec_args& args) {
   return absl::OkStatus();
 }
 
+// A pattern's execution: the concrete descriptors come with the buffers, are checked against the
+// pattern, and the plan of their shape runs (built on the shape's first call).
+absl::Status execute_runtime(const plan& pattern, const exec_args& args) {
+  const memory* from = args.find(arg_from);
+  const memory* to = args.find(arg_to);
+  for (const auto& [m, which] : {std::pair{from, arg_from}, std::pair{to, arg_to}}) {
+    if (m == nullptr) return absl::InvalidArgumentError(absl::StrCat("missing argument ", name_of(which)));
+  }
+  TESSERA_RETURN_IF_ERROR(check_fits_pattern("src", from->desc, pattern.src));
+  TESSERA_RETURN_IF_ERROR(check_fits_pattern("dst", to->desc, pattern.dst));
+  TESSERA_ASSIGN_OR_RETURN(shape_plan chosen, pattern.shapes->find_or_build(from->desc, to->desc, [&] {
+    return build(from->desc, to->desc, pattern.attr, pattern.impl_filter);
+  }));
+  return execute_plan(*chosen.chosen, args);
+}
+
 }  // namespace
 
 absl::Status reorder_untyped(data_type s, const void* src, const memory_desc& src_desc,
@@ -364,7 +399,9 @@ absl::StatusOr<reorder> reorder::create(const memory_desc& src, const memory_des
 
 absl::Status reorder::execute(const exec_args& args) const {
   verbose_exec trace([&] { return reorder_internal::describe(*plan_, plan_->impl_name); });
-  if (absl::Status status = reorder_internal::execute_plan(*plan_, args); !status.ok()) {
+  absl::Status status = plan_->shapes ? reorder_internal::execute_runtime(*plan_, args)
+                                      : reorder_internal::execute_plan(*plan_, args);
+  if (!status.ok()) {
     if (verbose_enabled(verbose_flags::exec_check)) {
       emit_verbose_check(/*at_create=*/false, "reorder", status.message(),
                          reorder_internal::kReorderSource);

@@ -14,6 +14,13 @@
 //   auto q = tessera::reorder::create(*src_md, *s8_md, attr);
 //   q->execute({{tessera::arg_from, src}, {tessera::arg_to, dst}, {tessera::arg::src_scales, scale}});
 //
+//   // Created once for shapes known at execution: dims (and strides) kRuntimeDim in the
+//   // descriptors of creation, the concrete descriptors passed with the buffers.
+//   auto p = tessera::make_memory_desc({tessera::kRuntimeDim, 16}, tessera::data_type::f32, "ab");
+//   auto rt = tessera::reorder::create(*p, *p);              // impl_name() "native:any:per_shape"
+//   auto c = tessera::make_memory_desc({5, 16}, tessera::data_type::f32, "ab");
+//   rt->execute({{tessera::arg_from, {*c, src_ptr}}, {tessera::arg_to, {*c, dst_ptr}}});
+//
 //   // Templated, memory-object free:
 //   TESSERA_RETURN_IF_ERROR(tessera::reorder_typed<float, tessera::bf16>(src, *src_md, dst, *dst_md));
 //
@@ -65,6 +72,10 @@ class reorder {
   // Arguments: arg_from and arg_to (descriptors equal to those given at creation), plus
   // src_scales / dst_scales (f32) and src_zero_points / dst_zero_points (s32) when the attributes
   // declare them: one value for mask 0, else one per index of the masked dims (row-major).
+  // Created with run-time dims or strides: arg_from and arg_to carry concrete descriptors that
+  // fit the created ones (memory_desc::check_fits; the error names the dim that does not fit),
+  // the values are counted over the concrete dims, and the kernel is the one create() would
+  // choose for the concrete descriptors, planned on a shape's first call and then looked up.
   absl::Status execute(const exec_args& args) const;
   // As above, with this call's parallel work on `pool` instead of the process-wide pool
   // (oneDNN's per-stream thread pool); same result. `pool` must follow thread_pool's contract.

@@ -1,6 +1,7 @@
 // Multithreaded reorders: work split by the runtime's parallel_for, and one primitive executed
 // from several threads at once, each result equal to the reference byte for byte.
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -75,6 +76,38 @@ TEST(ReorderThreads, OnePrimitiveFromManyThreads) {
     }
     for (auto& th : threads) th.join();
     for (int t = 0; t < 4; ++t) EXPECT_TRUE(ok[t]) << r->impl_name() << " thread " << t;
+  }
+}
+
+// One primitive created with every dim at run time, executed from 8 threads at once, each on its
+// own shapes (each shape twice: the second call finds its plan), so plans of different shapes
+// are built and looked up concurrently.
+TEST(ReorderThreads, OneRuntimePatternFromEightThreadsOnDifferentShapes) {
+  scoped_num_threads two(2);
+  constexpr dim_t R = kRuntimeDim;
+  primitive_attr scaled;
+  scaled.src_scales = quant_param{.mask = 0};
+  for (const auto& [stag, dtag, attr] :
+       {std::tuple{"nchw", "nChw16c", primitive_attr{}}, std::tuple{"nhwc", "nchw", scaled}}) {
+    auto r = reorder::create(*make_memory_desc({R, R, R, R}, data_type::f32, stag),
+                             *make_memory_desc({R, R, R, R}, data_type::f32, dtag), attr);
+    ASSERT_TRUE(r.ok()) << r.status();
+    std::vector<int> ok(8, 0);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 8; ++t) {
+      threads.emplace_back([&, t] {
+        int passed = 0;
+        for (int i = 0; i < 4; ++i) {
+          const std::vector<dim_t> dims = {1 + (t + i / 2) % 3, 5 + 3 * t, 3 + i / 2, 2 + t};
+          problem p{*make_memory_desc(dims, data_type::f32, stag), *make_memory_desc(dims, data_type::f32, dtag),
+                    attr};
+          passed += matches_reference(*r, p, 200 + 10 * t + i);
+        }
+        ok[t] = passed == 4;
+      });
+    }
+    for (auto& th : threads) th.join();
+    for (int t = 0; t < 8; ++t) EXPECT_TRUE(ok[t]) << stag << " -> " << dtag << " thread " << t;
   }
 }
 

@@ -9,6 +9,7 @@
 #ifndef TESSERA_PRIMITIVES_REORDER_INTERNAL_PLAN_H_
 #define TESSERA_PRIMITIVES_REORDER_INTERNAL_PLAN_H_
 
+#include <memory>
 #include <string>
 #include <variant>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "tessera/primitives/reorder/internal/gather_kernel.h"
 #include "tessera/primitives/reorder/internal/loop_nest.h"
 #include "tessera/primitives/reorder/internal/reference_kernel.h"
+#include "tessera/primitives/reorder/internal/runtime_shape.h"
 #include "tessera/primitives/reorder/internal/strided_kernel.h"
 #include "tessera/primitives/reorder/internal/transpose_kernel.h"
 
@@ -57,6 +59,12 @@ struct plan {
 
   std::string descs_text;  // verbose line fields
   std::string problem_text;
+
+  // Set when src or dst has run-time dims or strides: this plan is a pattern without a kernel,
+  // and each execution runs the plan of its concrete shape (runtime_shape.h), built with
+  // impl_filter.
+  std::shared_ptr<shape_plans> shapes;
+  std::string impl_filter;
 };
 
 // Runs the chosen kernel.

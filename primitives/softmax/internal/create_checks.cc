@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -42,6 +43,18 @@ absl::Status check_concrete(const memory_desc& md, const char* what) {
   if (md.rank() < 1 || md.rank() > kMaxRank) {
     return absl::InvalidArgumentError(
         absl::StrCat("softmax: ", what, " has rank ", md.rank(), "; rank must be in [1, 12]"));
+  }
+  return absl::OkStatus();
+}
+
+// oneDNN 3.x's rule: a softmax needs every dim and stride at creation (UNIMPLEMENTED otherwise).
+absl::Status check_no_runtime_values(std::initializer_list<std::pair<const memory_desc*, const char*>> mds) {
+  for (const auto& [md, what] : mds) {
+    if (md->has_runtime_dims_or_strides()) {
+      return absl::UnimplementedError(absl::StrCat(
+          "softmax: ", what,
+          " has run-time dims or strides: a softmax needs them all at creation, as in oneDNN 3.x"));
+    }
   }
   return absl::OkStatus();
 }
@@ -107,6 +120,7 @@ absl::Status check_forward_create(softmax_alg alg, const memory_desc& src, const
                                   int axis, const primitive_attr& attr) {
   TESSERA_RETURN_IF_ERROR(check_alg(alg));
   TESSERA_RETURN_IF_ERROR(check_concrete(src, "src"));
+  TESSERA_RETURN_IF_ERROR(check_no_runtime_values({{&src, "src"}, {&dst, "dst"}}));
   TESSERA_RETURN_IF_ERROR(check_same_dims(dst, src, "dst", "src"));
   TESSERA_RETURN_IF_ERROR(check_axis(axis, src));
   for (const auto* md : {&src, &dst}) {
@@ -126,6 +140,8 @@ absl::Status check_backward_create(softmax_alg alg, const memory_desc& diff_src,
   TESSERA_RETURN_IF_ERROR(check_alg(alg));
   TESSERA_RETURN_IF_ERROR(check_concrete(diff_dst, "diff_dst"));
   TESSERA_RETURN_IF_ERROR(check_concrete(dst, "dst"));
+  TESSERA_RETURN_IF_ERROR(
+      check_no_runtime_values({{&diff_src, "diff_src"}, {&diff_dst, "diff_dst"}, {&dst, "dst"}}));
   TESSERA_RETURN_IF_ERROR(check_same_dims(dst, diff_dst, "dst", "diff_dst"));
   TESSERA_RETURN_IF_ERROR(check_same_dims(diff_src, diff_dst, "diff_src", "diff_dst"));
   TESSERA_RETURN_IF_ERROR(check_axis(axis, diff_dst));
