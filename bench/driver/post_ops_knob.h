@@ -24,9 +24,10 @@ namespace tessera::bench {
 bool parse_post_ops(const std::string& text, const std::vector<int64_t>& dims,
                     post_ops_list* out, std::string* skip);
 
-// A buffer per post-op (empty for eltwise ones) holding its binary operand: values in
-// {0.25, 0.5, 1, 2, 4} (1..4 for integer operands), which keep the post-ops from cancelling the
-// softmax's result or rounding the reference's products.
+// A buffer per post-op (empty for eltwise ones) holding its binary operand: values in {1, 2, 4}
+// (1..4 for integer operands): at least 1, so that neither cancels nor shrinks the softmax's
+// result (an int8 dst would otherwise round more outputs to zero than benchdnn's zero-trust rule
+// allows), and powers of two, so that the reference's products are exact.
 std::vector<std::vector<char>> make_post_op_operands(const post_ops_list& ops);
 
 }  // namespace tessera::bench
