@@ -144,6 +144,35 @@ absl::Status softmax_bwd_exec(const exec_args& args) {
   return softmax_backward::create(softmax_alg::softmax, s, s, s, 1)->execute(args);
 }
 
+// A 2x3 softmax with post-ops `ops`, src at g_buf, dst at g_buf + 16 and post_op_src1{0}: a 1x3
+// f32 operand at `operand`.
+absl::Status softmax_post_op_exec(post_ops_list ops, float* operand) {
+  primitive_attr a;
+  a.post_ops = std::move(ops);
+  const memory_desc s = f32_desc("ab");
+  exec_args args{{arg::src, {s, g_buf}}, {arg::dst, {s, g_buf + 16}}};
+  args.set(post_op_src1{0}, {md({1, 3}, data_type::f32, "ab"), operand});
+  return softmax_fwd_exec(s, s, a, args);
+}
+
+primitive_attr with_post_ops(int count) {
+  primitive_attr a;
+  a.post_ops.assign(count, post_op::eltwise(eltwise_alg::relu));
+  return a;
+}
+primitive_attr with_any_operand() {
+  primitive_attr a;
+  a.post_ops = {post_op::binary(binary_alg::add, *memory_desc::any({1, 3}, data_type::f32))};
+  return a;
+}
+absl::Status softmax_bwd_post_op_arg() {
+  const memory_desc s = f32_desc("ab");
+  exec_args args{{arg::dst, {s, g_buf}}, {arg::diff_dst, {s, g_buf + 16}},
+                 {arg::diff_src, {s, g_buf + 32}}};
+  args.set(post_op_src1{0}, {md({1, 3}, data_type::f32, "ab"), g_buf + 48});
+  return softmax_bwd_exec(args);
+}
+
 std::vector<error_case> all_cases() {
   const memory_desc f32_23 = md({2, 3}, data_type::f32, "ab");
   return {
@@ -480,6 +509,56 @@ std::vector<error_case> all_cases() {
       CASE("softmax.bwd_attr",
            softmax_backward::create(softmax_alg::softmax, f32_23, f32_23, f32_23, 1,
                                     with_src_scales(0)), "scales:src:0"),
+      CASE("softmax.post_op_broadcast", [] {
+             primitive_attr a;
+             a.post_ops = {post_op::binary(binary_alg::add, md({1, 2}, data_type::f32, "ab"))};
+             return softmax_forward::create(softmax_alg::softmax, f32_desc("ab"), f32_desc("ab"), 1, a);
+           }(), "1x2", "2x3"),
+      CASE("softmax.post_op_operand_type", [] {
+             primitive_attr a;
+             a.post_ops = {post_op::binary(binary_alg::mul, md({1, 3}, data_type::s32, "ab"))};
+             return softmax_forward::create(softmax_alg::softmax, f32_desc("ab"), f32_desc("ab"), 1, a);
+           }(), "s32"),
+      CASE("softmax.bwd_post_ops", [] {
+             primitive_attr a;
+             a.post_ops = {post_op::eltwise(eltwise_alg::linear, 0.5f, 2.f)};
+             return softmax_backward::create(softmax_alg::softmax, f32_desc("ab"), f32_desc("ab"),
+                                             f32_desc("ab"), 1, a);
+           }(), "post-ops", "linear:0.5:2"),
+      CASE("softmax.acc_mode", [] {
+             primitive_attr a;
+             a.acc_mode = accumulation_mode::f16;
+             return softmax_forward::create(softmax_alg::softmax, f32_desc("ab"), f32_desc("ab"), 1, a);
+           }(), "f16"),
+      CASE("softmax.post_op_missing", [] {
+             primitive_attr a;
+             a.post_ops = {post_op::binary(binary_alg::add, md({1, 3}, data_type::f32, "ab"))};
+             return softmax_fwd_exec(f32_desc("ab"), f32_desc("ab"), a,
+                                     {{arg::src, {f32_desc("ab"), g_buf}},
+                                      {arg::dst, {f32_desc("ab"), g_buf + 16}}});
+           }(), "post_op_src1(0)", "missing"),
+      CASE("softmax.post_op_not_binary",
+           softmax_post_op_exec({post_op::eltwise(eltwise_alg::relu)}, g_buf + 32),
+           "post_op_src1(0)", "position 0"),
+      CASE("softmax.post_op_overlap",
+           softmax_post_op_exec(
+               {post_op::binary(binary_alg::add, md({1, 3}, data_type::f32, "ab"))}, g_buf + 18),
+           "post_op_src1(0)", "overlaps dst"),
+      CASE("softmax.post_op_wrong_desc",
+           softmax_post_op_exec(
+               {post_op::binary(binary_alg::add, md({2, 3}, data_type::f32, "ab"))}, g_buf + 32),
+           "post_op_src1(0)", "other than"),
+      CASE("softmax.post_op_null",
+           softmax_post_op_exec(
+               {post_op::binary(binary_alg::add, md({1, 3}, data_type::f32, "ab"))}, nullptr),
+           "post_op_src1(0)", "null"),
+      CASE("softmax.post_op_count",
+           softmax_forward::create(softmax_alg::softmax, f32_23, f32_23, 1, with_post_ops(33)),
+           "33"),
+      CASE("softmax.post_op_operand_any",
+           softmax_forward::create(softmax_alg::softmax, f32_23, f32_23, 1, with_any_operand()),
+           "concrete layout"),
+      CASE("softmax.bwd_post_op_arg", softmax_bwd_post_op_arg(), "post_op_src1(0)"),
       CASE("softmax.impl_refused",
            softmax_forward::create(softmax_alg::softmax, f32_23, f32_23, 1, {},
                                    softmax_options{.impl_filter = "strided"}),

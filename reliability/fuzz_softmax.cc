@@ -4,7 +4,10 @@
 // Input: rank byte (1 + mod 4), dims (mod 12 each; 0 allowed), axis byte (mod rank+1: out of
 // range allowed), alg byte (mod 3), direction byte (bit 0: backward), two types, the input
 // descriptor, a byte choosing the output descriptor (0: any) then that descriptor, a scales byte
-// (forward: bit 0 src_scales, bit 1 dst_scales, bit 2 output scale) with the values, a fill seed.
+// (forward: bit 0 src_scales, bit 1 dst_scales, bit 2 output scale, bits 3-4 the number of
+// post-ops) with the values, a fill seed, then per post-op: a kind byte (bit 0: binary), an
+// algorithm byte, and for a binary one an operand type byte and a broadcast mask byte (mod 2^rank),
+// for an eltwise one alpha and beta (from the scale table, negated by bit 7).
 // Properties: never crashes; on success every element is within benchdnn's threshold of the
 // reference and the guard bytes are intact; on failure the output buffer is untouched.
 // The "zero trust" rule of benchdnn (too many exact zeros makes a run suspicious) judges the test
@@ -18,6 +21,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "tessera/primitives/common/post_ops.h"
 #include "tessera/formats/md_string.h"
 #include "tessera/primitives/softmax/softmax.h"
 #include "tessera/reliability/fuzz_input.h"
@@ -60,6 +64,33 @@ void check_f64(const std::vector<double>& want, const std::vector<double>& got,
   }
 }
 
+// A post-op decoded from the input; for a binary one its operand's dims and type.
+tessera::post_op decode_post_op(byte_reader& in, const std::vector<dim_t>& dims) {
+  const bool binary = in.u8() & 1;
+  const uint8_t alg = in.u8();
+  if (!binary) {
+    auto value = [&in] {
+      const uint8_t b = in.u8();
+      return (b & 0x80 ? -1.f : 1.f) * kScales[b % 8];
+    };
+    const float alpha = value(), beta = value();
+    return tessera::post_op::eltwise(static_cast<tessera::eltwise_alg>(alg % 9), alpha, beta);
+  }
+  static constexpr data_type kTypes[] = {data_type::f32, data_type::bf16, data_type::f16,
+                                         data_type::s8, data_type::u8};
+  const data_type dt = kTypes[in.u8() % 5];
+  const int mask = in.u8() % (1 << dims.size());
+  std::vector<dim_t> src1_dims(dims), strides(dims.size());
+  dim_t st = 1;
+  for (int d = static_cast<int>(dims.size()) - 1; d >= 0; --d) {
+    if (!(mask & (1 << d))) src1_dims[d] = 1;
+    strides[d] = st;
+    st *= src1_dims[d];
+  }
+  return tessera::post_op::binary(static_cast<tessera::binary_alg>(alg % 12),
+                                  *memory_desc::with_strides(src1_dims, dt, strides));
+}
+
 void check_verdict(const tessera::testing::softmax_compare_result& v, const std::string& problem) {
   TESSERA_FUZZ_CHECK(v.failures == 0, absl::StrCat(problem, ": ", v.failures,
                                                    " elements beyond threshold ", v.threshold,
@@ -98,6 +129,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (scale_flags & 1) attr.src_scales = tessera::quant_param{};
     if (scale_flags & 2) attr.dst_scales = tessera::quant_param{};
     if (scale_flags & 4) attr.oscale = tessera::output_scales{.mask = 0, .values = {src_scale}};
+    const int post_op_count = (scale_flags >> 3) & 3;
+    std::vector<std::vector<uint8_t>> operands;
+    for (int i = 0; i < post_op_count; ++i) {
+      attr.post_ops.push_back(decode_post_op(in, dims));
+      const tessera::post_op& op = attr.post_ops.back();
+      operands.emplace_back();
+      if (op.kind != tessera::post_op_kind::binary) continue;
+      operands.back() = bytes_of(op.src1);
+      TESSERA_FUZZ_CHECK(tessera::testing::fill_random(op.src1, operands.back().data(),
+                                                       {.seed = seed + 2 + i, .lo = -4, .hi = 4})
+                             .ok(),
+                         "fill post-op operand");
+    }
     auto fwd = tessera::softmax_forward::create(alg, *in_md, *out_md, axis, attr);
     if (!fwd.ok()) return 0;
     const memory_desc& dst_md = fwd->dst_desc();
@@ -112,16 +156,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     float ss = src_scale, ds = dst_scale;
     tessera::exec_args args{{tessera::arg::src, {*in_md, src.data()}},
                             {tessera::arg::dst, {dst_md, dst.data()}}};
-    double out_scale = 1.0;
+    tessera::testing::softmax_reference_attr ref;
+    ref.post_ops = attr.post_ops;
+    for (size_t i = 0; i < operands.size(); ++i) {
+      ref.post_op_src1.push_back(operands[i].empty() ? nullptr : operands[i].data());
+      if (!operands[i].empty()) {
+        args.set(tessera::post_op_src1{static_cast<int>(i)},
+                 {attr.post_ops[i].src1, operands[i].data()});
+      }
+    }
     if (attr.src_scales) {
       args.set(tessera::arg::src_scales, {one_f32, &ss});
-      out_scale *= ss;
+      ref.src_scale *= ss;
     }
     if (attr.dst_scales) {
       args.set(tessera::arg::dst_scales, {one_f32, &ds});
-      out_scale /= ds;
+      ref.dst_scale = ds;
     }
-    if (attr.oscale) out_scale *= attr.oscale->values[0];
+    if (attr.oscale) ref.src_scale *= attr.oscale->values[0];
+    const double out_scale = ref.src_scale / ref.dst_scale;
     const std::string problem =
         problem_text(*in_md, dst_md, axis, alg, false, fwd->impl_name());
     const absl::Status ran = fwd->execute(args);
@@ -133,7 +186,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       return 0;
     }
     const auto want =
-        tessera::testing::softmax_forward_reference(alg, *in_md, src.data(), axis, out_scale);
+        attr.post_ops.empty()
+            ? tessera::testing::softmax_forward_reference(alg, *in_md, src.data(), axis, out_scale)
+            : tessera::testing::softmax_forward_reference(alg, *in_md, src.data(), axis, ref);
     const auto got = tessera::testing::read_logical(dst_md, dst.data());
     if (dst_md.dt() == data_type::f64) {
       check_f64(want, got, problem);

@@ -202,7 +202,10 @@ absl::StatusOr<onednn_result> run_onednn(driver_kind driver, const resolved& r, 
     if (o.sdt != o.ddt) {
       return absl::UnimplementedError("oneDNN 2.6.3's softmax needs equal src and dst types");
     }
-    if (!o.attr.empty()) return absl::UnimplementedError("softmax attributes are not mapped to oneDNN");
+    // oneDNN 2.6.3 has no accumulation mode; Tessera's softmax gives the same bits in every one.
+    primitive_attr mapped = o.attr;
+    mapped.acc_mode = accumulation_mode::strict;
+    if (!mapped.empty()) return absl::UnimplementedError("softmax attributes are not mapped to oneDNN");
     auto smd = to_dnnl_desc(o.stag, r.dims, o.sdt);
     if (!smd.ok()) return smd.status();
     dnnl::memory::desc dmd = *smd;

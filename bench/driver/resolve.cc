@@ -9,6 +9,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "bench/driver/post_ops_knob.h"
 #include "tessera/formats/tag.h"
 
 namespace tessera::bench {
@@ -529,9 +530,18 @@ absl::StatusOr<resolved> resolve(const problem& p) {
     return r;
   }
   if (mb > 0 && !r.dims.empty()) r.dims[0] = mb;
-  if (!p.knob("attr-post-ops").empty()) {
-    r.skip_reason = knob_reason("attr-post-ops", p.knob("attr-post-ops"), "softmax post-ops are not supported");
+  if (!parse_post_ops(p.knob("attr-post-ops"), r.dims, &o.attr.post_ops, &r.skip_reason)) return r;
+  if (!o.attr.post_ops.empty() && o.dir == softmax_dir::backward) {
+    r.skip_reason = knob_reason("attr-post-ops", p.knob("attr-post-ops"), "post-ops are forward only");
     return r;
+  }
+  // check_neutral_knobs admitted strict, relaxed, any and f32; the softmax takes each as stated.
+  if (const std::string& acc = p.knob("attr-acc-mode"); acc == "relaxed") {
+    o.attr.acc_mode = accumulation_mode::relaxed;
+  } else if (acc == "any") {
+    o.attr.acc_mode = accumulation_mode::any;
+  } else if (acc == "f32") {
+    o.attr.acc_mode = accumulation_mode::f32;
   }
   if (!p.knob("attr-zero-points").empty()) {
     r.skip_reason = knob_reason("attr-zero-points", p.knob("attr-zero-points"),

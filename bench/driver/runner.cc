@@ -21,6 +21,7 @@
 #include "absl/strings/str_split.h"
 #include "bench/driver/measure.h"
 #include "bench/driver/onednn_runner.h"
+#include "bench/driver/post_ops_knob.h"
 #include "tessera/core/memory_desc.h"
 #include "tessera/formats/make_memory_desc.h"
 #include "tessera/primitives/reorder/reorder.h"
@@ -545,6 +546,7 @@ outcome run_softmax(const parsed_problem& pp, const resolved& r) {
   for (int64_t k = 0; k < sets; ++k) reload(k);
   auto out_of = [&](int64_t k) -> char* { return q.inplace ? (fwd ? ins.at(k) : ins2.at(k)) : outs.at(k); };
   float scale_values[2] = {src_scale, dst_scale};
+  const std::vector<std::vector<char>> operands = make_post_op_operands(q.attr.post_ops);
   auto args_for = [&](int64_t k) {
     exec_args a;
     if (fwd) {
@@ -557,6 +559,12 @@ outcome run_softmax(const parsed_problem& pp, const resolved& r) {
     }
     if (q.attr.src_scales) a.set(arg::src_scales, memory{*memory_desc::with_strides({1}, data_type::f32, {1}), &scale_values[0]});
     if (q.attr.dst_scales) a.set(arg::dst_scales, memory{*memory_desc::with_strides({1}, data_type::f32, {1}), &scale_values[1]});
+    for (size_t i = 0; i < operands.size(); ++i) {
+      if (!operands[i].empty()) {
+        a.set(post_op_src1{static_cast<int>(i)},
+              memory{q.attr.post_ops[i].src1, const_cast<char*>(operands[i].data())});
+      }
+    }
     return a;
   };
   auto execute = [&](int64_t k) { return fwd ? f->execute(args_for(k)) : b->execute(args_for(k)); };
@@ -564,8 +572,16 @@ outcome run_softmax(const parsed_problem& pp, const resolved& r) {
   // The reference reads the pristine inputs (in place overwrites them).
   std::vector<double> want;
   if (s.correctness || s.compare_onednn) {
-    want = fwd ? testing::softmax_forward_reference(*alg, in_md, in.data(), q.axis, out_scale)
-               : testing::softmax_backward_reference(*alg, in_md, in.data(), b->diff_dst_desc(), in2.data(), q.axis);
+    if (!fwd) {
+      want = testing::softmax_backward_reference(*alg, in_md, in.data(), b->diff_dst_desc(), in2.data(), q.axis);
+    } else if (q.attr.post_ops.empty()) {
+      want = testing::softmax_forward_reference(*alg, in_md, in.data(), q.axis, out_scale);
+    } else {
+      testing::softmax_reference_attr ref{.src_scale = out_scale * dst_scale, .dst_scale = dst_scale,
+                                          .post_ops = q.attr.post_ops};
+      for (const auto& op : operands) ref.post_op_src1.push_back(op.empty() ? nullptr : op.data());
+      want = testing::softmax_forward_reference(*alg, in_md, in.data(), q.axis, ref);
+    }
   }
   const testing::softmax_compare_setup cmp{
       .backward = !fwd, .alg = *alg, .dt = out_md.dt(), .axis_size = r.dims[q.axis]};

@@ -12,7 +12,9 @@
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/string_view.h"
 #include "tessera/primitives/common/memory.h"
@@ -35,6 +37,14 @@ inline constexpr arg arg_from = arg::src;
 inline constexpr arg arg_to = arg::dst;
 
 absl::string_view name_of(arg a);
+
+// The second operand of the binary post-op at position `index` of the post-ops list (oneDNN's
+// DNNL_ARG_ATTR_MULTIPLE_POST_OP(index) | DNNL_ARG_SRC_1).
+struct post_op_src1 {
+  int index = 0;
+};
+// "post_op_src1(2)".
+std::string name_of(post_op_src1 a);
 
 class exec_args {
  public:
@@ -64,8 +74,35 @@ class exec_args {
     return s.has_value() ? &*s : nullptr;
   }
 
+  // Binary post-op operands, apart from the fixed slots: a primitive without binary post-ops
+  // pays nothing for them.
+  exec_args& set(post_op_src1 a, const memory& m) {
+    for (auto& [index, mem] : post_op_src1_) {
+      if (index == a.index) {
+        mem = m;
+        return *this;
+      }
+    }
+    post_op_src1_.emplace_back(a.index, m);
+    return *this;
+  }
+  // nullptr when the operand was not given.
+  const memory* find(post_op_src1 a) const {
+    for (const auto& [index, mem] : post_op_src1_) {
+      if (index == a.index) return &mem;
+    }
+    return nullptr;
+  }
+  // The positions of the operands given, in the order they were set.
+  std::vector<int> post_op_src1_indices() const {
+    std::vector<int> out;
+    for (const auto& entry : post_op_src1_) out.push_back(entry.first);
+    return out;
+  }
+
  private:
   std::array<std::optional<memory>, static_cast<int>(arg::kCount)> slots_{};
+  std::vector<std::pair<int, memory>> post_op_src1_;
 };
 
 }  // namespace tessera

@@ -9,6 +9,8 @@
 //   tessera::primitive_attr attr;
 //   attr.src_scales = tessera::quant_param{.mask = 0};
 //   attr.sum = tessera::sum_post_op{.beta = 1.f};
+//
+// post_ops (eltwise and binary entries) and acc_mode: primitives/common/post_ops.h.
 #ifndef TESSERA_PRIMITIVES_COMMON_ATTR_H_
 #define TESSERA_PRIMITIVES_COMMON_ATTR_H_
 
@@ -19,6 +21,7 @@
 #include <vector>
 
 #include "tessera/core/data_type.h"
+#include "tessera/primitives/common/post_ops.h"
 
 namespace tessera {
 
@@ -59,9 +62,12 @@ struct primitive_attr {
   std::optional<quant_param> dst_zero_points;
   std::optional<output_scales> oscale;
   std::optional<sum_post_op> sum;
+  post_ops_list post_ops;  // applied in order, after the sum when there is one
+  accumulation_mode acc_mode = accumulation_mode::strict;
 
   bool empty() const {
-    return !src_scales && !dst_scales && !src_zero_points && !dst_zero_points && !oscale && !sum;
+    return !src_scales && !dst_scales && !src_zero_points && !dst_zero_points && !oscale && !sum &&
+           post_ops.empty() && acc_mode == accumulation_mode::strict;
   }
   friend bool operator==(const primitive_attr&, const primitive_attr&) = default;
   // Consistent with ==: the primitive caches key on the attributes.
@@ -72,7 +78,8 @@ struct primitive_attr {
     h = hash_optional(std::move(h), a.src_zero_points);
     h = hash_optional(std::move(h), a.dst_zero_points);
     h = hash_optional(std::move(h), a.oscale);
-    return hash_optional(std::move(h), a.sum);
+    h = hash_optional(std::move(h), a.sum);
+    return H::combine(std::move(h), a.post_ops, a.acc_mode);
   }
 
  private:
@@ -84,7 +91,8 @@ struct primitive_attr {
   }
 };
 
-// benchdnn-like text: "scales:src:0+dst:2;zero_points:src:0;oscale:0:[0.5];post_ops:sum:1"
+// benchdnn-like text: "scales:src:0+dst:2;zero_points:src:0;oscale:0:[0.5];post_ops:sum:1;
+// acc_mode:relaxed" (post_ops: sum, then the list, "+"-separated)
 // (empty string for no attributes). Used in verbose lines and by the driver.
 std::string to_string(const primitive_attr& attr);
 

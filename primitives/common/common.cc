@@ -20,6 +20,8 @@ absl::string_view name_of(arg a) {
   return "unknown";
 }
 
+std::string name_of(post_op_src1 a) { return absl::StrCat("post_op_src1(", a.index, ")"); }
+
 std::string to_string(const primitive_attr& attr) {
   std::vector<std::string> parts;
   auto quant = [](const char* what, const std::optional<quant_param>& src,
@@ -37,9 +39,15 @@ std::string to_string(const primitive_attr& attr) {
     parts.push_back(absl::StrCat("oscale:", attr.oscale->mask, ":[",
                                  absl::StrJoin(attr.oscale->values, ","), "]"));
   }
+  std::vector<std::string> post_ops;
   if (attr.sum) {
-    parts.push_back(absl::StrCat("post_ops:sum:", attr.sum->beta,
-                                 attr.sum->zero_point ? absl::StrCat(":", attr.sum->zero_point) : ""));
+    post_ops.push_back(absl::StrCat("sum:", attr.sum->beta,
+                                    attr.sum->zero_point ? absl::StrCat(":", attr.sum->zero_point) : ""));
+  }
+  if (!attr.post_ops.empty()) post_ops.push_back(to_string(attr.post_ops));
+  if (!post_ops.empty()) parts.push_back(absl::StrCat("post_ops:", absl::StrJoin(post_ops, "+")));
+  if (attr.acc_mode != accumulation_mode::strict) {
+    parts.push_back(absl::StrCat("acc_mode:", name_of(attr.acc_mode)));
   }
   return absl::StrJoin(parts, ";");
 }

@@ -221,12 +221,20 @@ std::string verbose_attr_string(const primitive_attr& attr) {
       !s.empty()) {
     fields.push_back(std::move(s));
   }
-  if (attr.sum) {
-    std::string s = "attr-post-ops:sum";
-    if (attr.sum->beta != 1.f || attr.sum->zero_point != 0) {
-      absl::StrAppend(&s, ":", float_text(attr.sum->beta));
+  if (attr.acc_mode != accumulation_mode::strict) {
+    fields.push_back(absl::StrCat("attr-acc-mode:", name_of(attr.acc_mode)));
+  }
+  if (attr.sum || !attr.post_ops.empty()) {
+    std::string s = "attr-post-ops:";
+    if (attr.sum) {
+      absl::StrAppend(&s, "sum");
+      if (attr.sum->beta != 1.f || attr.sum->zero_point != 0) {
+        absl::StrAppend(&s, ":", float_text(attr.sum->beta));
+      }
+      if (attr.sum->zero_point != 0) absl::StrAppend(&s, ":", attr.sum->zero_point);
+      if (!attr.post_ops.empty()) absl::StrAppend(&s, "+");
     }
-    if (attr.sum->zero_point != 0) absl::StrAppend(&s, ":", attr.sum->zero_point);
+    absl::StrAppend(&s, verbose_string(attr.post_ops));
     fields.push_back(std::move(s));
   }
   return absl::StrJoin(fields, " ");

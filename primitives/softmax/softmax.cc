@@ -152,6 +152,51 @@ absl::Status reject_unread(const exec_args& args, const char* primitive, Reads&&
   return absl::InvalidArgumentError(absl::StrCat(primitive, " takes no ", name_of(*a), " argument"));
 }
 
+// The binary post-ops' operands, one entry per post-op (nullptr for an eltwise one): each given
+// with the descriptor of its post-op, non-null, and not overlapping dst (dst is written while
+// later rows still read the operand). An operand given for no binary post-op is an error.
+absl::StatusOr<std::vector<const void*>> bind_post_op_operands(const exec_args& args,
+                                                               const post_ops_list& ops,
+                                                               const bound_arg& dst) {
+  for (int index : args.post_op_src1_indices()) {
+    if (index < 0 || index >= static_cast<int>(ops.size()) ||
+        ops[index].kind != post_op_kind::binary) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "softmax forward: ", name_of(post_op_src1{index}),
+          " given, but the primitive has no binary post-op at position ", index));
+    }
+  }
+  std::vector<const void*> out(ops.size(), nullptr);
+  for (int i = 0; i < static_cast<int>(ops.size()); ++i) {
+    const post_op& op = ops[i];
+    if (op.kind != post_op_kind::binary) continue;
+    const std::string name = name_of(post_op_src1{i});
+    const memory* m = args.find(post_op_src1{i});
+    if (m == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "softmax: the attributes ask for ", name, " (binary ", name_of(op.binary_algorithm),
+          ") but the argument is missing"));
+    }
+    if (m->desc != op.src1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "softmax: execution argument ", name, " has a descriptor (", verbose_md_string(m->desc),
+          " ", dims_to_string(m->desc.dims()), ") other than the post-op's (",
+          verbose_md_string(op.src1), " ", dims_to_string(op.src1.dims()), ")"));
+    }
+    const bound_arg operand{m->data, op.src1.size_bytes(), &m->desc};
+    if (m->data == nullptr && operand.bytes > 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("softmax: execution argument ", name, " has a null data pointer"));
+    }
+    if (overlap_of(operand, dst) != buffer_overlap::disjoint) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("softmax: ", name, " overlaps dst; a post-op operand must be disjoint"));
+    }
+    out[i] = m->data;
+  }
+  return out;
+}
+
 const void* at_offset0(const void* p, const memory_desc& md) {
   return static_cast<const char*>(p) + md.offset0() * (bits_of(md.dt()) / 8);
 }
@@ -173,13 +218,16 @@ void run_split_group(const plan& pl, softmax_internal::kernel_args& k) {
   }
 }
 
-void run(const plan& pl, const void* in0, const void* in1, void* out, double out_scale) {
+// out_scale: applied to the softmax's result; post_op_scale: after the post-ops (ref_buffers).
+void run(const plan& pl, const void* in0, const void* in1, void* out, double out_scale,
+         double post_op_scale = 1.0, std::vector<const void*> post_op_src1 = {}) {
   const problem& prob = pl.prob;
   // Enough work per chunk to pay for a task: ~32K elements.
   const dim_t min_chunk = std::max<dim_t>(1, 32768 / pl.work_per_item);
   if (prob.out.nelems() > 0) {
     if (pl.kind == kernel_kind::ref) {
-      softmax_internal::ref_buffers buf{in0, in1, out, out_scale};
+      softmax_internal::ref_buffers buf{in0, in1, out, out_scale, post_op_scale,
+                                        std::move(post_op_src1)};
       parallel_for(softmax_internal::ref_row_count(prob), min_chunk, [&](int64_t b, int64_t e) {
         softmax_internal::ref_rows(prob, buf, b, e);
       });
@@ -232,6 +280,8 @@ absl::Status softmax_forward::execute(const exec_args& args) const {
   TESSERA_ASSIGN_OR_RETURN(bound_arg src, bind(args, arg::src, pl.prob.in0));
   TESSERA_ASSIGN_OR_RETURN(bound_arg dst, bind(args, arg::dst, pl.prob.out));
   TESSERA_RETURN_IF_ERROR(check_aliasing(src, pl.prob.in0, "src", dst, pl.prob.out, "dst"));
+  TESSERA_ASSIGN_OR_RETURN(std::vector<const void*> operands,
+                           bind_post_op_operands(args, attr.post_ops, dst));
   // In double: the scales reach only the reference kernel, whose f64 outputs would otherwise
   // carry the f32 rounding of src_scale / dst_scale (a 3e-8 relative error).
   double scale = 1.0;
@@ -240,11 +290,17 @@ absl::Status softmax_forward::execute(const exec_args& args) const {
     TESSERA_ASSIGN_OR_RETURN(float s, scale_value(args, arg::src_scales));
     scale *= s;
   }
+  double post_op_scale = 1.0;
   if (attr.dst_scales) {
     TESSERA_ASSIGN_OR_RETURN(float s, scale_value(args, arg::dst_scales));
-    scale /= s;
+    // The dst scale follows the post-ops (oneDNN 3.x); without post-ops it folds into one factor.
+    if (attr.post_ops.empty()) {
+      scale /= s;
+    } else {
+      post_op_scale = 1.0 / s;
+    }
   }
-  run(pl, src.data, nullptr, dst.data, scale);
+  run(pl, src.data, nullptr, dst.data, scale, post_op_scale, std::move(operands));
   trace.commit();
   return absl::OkStatus();
 }
@@ -292,6 +348,10 @@ absl::Status softmax_backward::execute(const exec_args& args) const {
   TESSERA_RETURN_IF_ERROR(reject_unread(args, "softmax backward", [](arg a) {
     return a == arg::dst || a == arg::diff_dst || a == arg::diff_src;
   }));
+  if (const std::vector<int> given = args.post_op_src1_indices(); !given.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "softmax backward takes no ", name_of(post_op_src1{given[0]}), " argument"));
+  }
   TESSERA_ASSIGN_OR_RETURN(bound_arg y, bind(args, arg::dst, pl.prob.in0));
   TESSERA_ASSIGN_OR_RETURN(bound_arg dy, bind(args, arg::diff_dst, pl.prob.in1));
   TESSERA_ASSIGN_OR_RETURN(bound_arg dx, bind(args, arg::diff_src, pl.prob.out));

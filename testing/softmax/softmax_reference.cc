@@ -137,6 +137,67 @@ std::vector<double> softmax_forward_reference(softmax_alg alg, const memory_desc
   return y;
 }
 
+namespace {
+
+double eltwise_f64(const post_op& op, double x) {
+  const double a = op.alpha, b = op.beta;
+  switch (op.eltwise_algorithm) {
+    case eltwise_alg::linear: return a * x + b;
+    case eltwise_alg::relu: return x > 0 ? x : a * x;
+    case eltwise_alg::clip: return x < a ? a : (x > b ? b : x);
+    case eltwise_alg::abs: return x < 0 ? -x : x;
+    case eltwise_alg::square: return x * x;
+    case eltwise_alg::sqrt: return std::sqrt(x);
+    case eltwise_alg::exp: return std::exp(x);
+    case eltwise_alg::tanh: return std::tanh(x);
+    case eltwise_alg::logistic: return 1 / (1 + std::exp(-x));
+  }
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
+double binary_f64(binary_alg alg, double a, double b) {
+  switch (alg) {
+    case binary_alg::add: return a + b;
+    case binary_alg::sub: return a - b;
+    case binary_alg::mul: return a * b;
+    case binary_alg::div: return a / b;
+    case binary_alg::max: return a > b ? a : b;
+    case binary_alg::min: return a < b ? a : b;
+    case binary_alg::ge: return a >= b ? 1 : 0;
+    case binary_alg::gt: return a > b ? 1 : 0;
+    case binary_alg::le: return a <= b ? 1 : 0;
+    case binary_alg::lt: return a < b ? 1 : 0;
+    case binary_alg::eq: return a == b ? 1 : 0;
+    case binary_alg::ne: return a != b ? 1 : 0;
+  }
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
+}  // namespace
+
+std::vector<double> softmax_forward_reference(softmax_alg alg, const memory_desc& src,
+                                              const void* src_data, int axis,
+                                              const softmax_reference_attr& attr) {
+  std::vector<double> y = softmax_forward_reference(alg, src, src_data, axis, attr.src_scale);
+  std::array<dim_t, kMaxRank> at{};
+  for_each_index(src, [&](absl::Span<const dim_t> idx, int64_t pos) {
+    double v = y[pos];
+    for (size_t i = 0; i < attr.post_ops.size(); ++i) {
+      const post_op& op = attr.post_ops[i];
+      if (op.kind == post_op_kind::eltwise) {
+        v = eltwise_f64(op, v);
+        continue;
+      }
+      for (size_t d = 0; d < idx.size(); ++d) at[d] = op.src1.dims()[d] == 1 ? 0 : idx[d];
+      const double b = read_one(op.src1, attr.post_op_src1[i],
+                                op.src1.offset({at.data(), idx.size()}));
+      v = binary_f64(op.binary_algorithm, v, b);
+    }
+    y[pos] = v / attr.dst_scale;
+  });
+  return y;
+}
+
 std::vector<double> softmax_backward_reference(softmax_alg alg, const memory_desc& dst,
                                                const void* dst_data, const memory_desc& diff_dst,
                                                const void* diff_dst_data, int axis) {

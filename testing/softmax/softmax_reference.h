@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "tessera/core/memory_desc.h"
+#include "tessera/primitives/common/post_ops.h"
 #include "tessera/primitives/softmax/softmax.h"
 
 namespace tessera::testing {
@@ -35,6 +36,19 @@ void write_logical(const memory_desc& md, void* data, const std::vector<double>&
 std::vector<double> softmax_forward_reference(softmax_alg alg, const memory_desc& src,
                                               const void* src_data, int axis,
                                               double out_scale = 1.0);
+// The attributes of a forward softmax with post-ops, and their values.
+struct softmax_reference_attr {
+  double src_scale = 1.0;  // with a 2.x output scale: that scale
+  double dst_scale = 1.0;
+  post_ops_list post_ops;
+  std::vector<const void*> post_op_src1;  // one per post-op (binary: its operand's buffer)
+};
+// oneDNN 3.x's order, all in f64: dst = post_ops(softmax(src) * src_scale) / dst_scale, each
+// binary operand read at the dst element's logical index with its broadcast dims at 0.
+std::vector<double> softmax_forward_reference(softmax_alg alg, const memory_desc& src,
+                                              const void* src_data, int axis,
+                                              const softmax_reference_attr& attr);
+
 // diff_src in f64 from dst and diff_dst.
 std::vector<double> softmax_backward_reference(softmax_alg alg, const memory_desc& dst,
                                                const void* dst_data, const memory_desc& diff_dst,

@@ -81,6 +81,46 @@ absl::Status check_axis(int axis, const memory_desc& md) {
   return absl::OkStatus();
 }
 
+// oneDNN 3.x: strict (the default), relaxed and any leave the accumulation type to the
+// implementation's rule or wider; f32 asks for f32 accumulators. Tessera's softmax sums in f64
+// (f32 partial sums widened) and that satisfies all four; s32 and f16 would ask for narrower ones.
+absl::Status check_acc_mode(accumulation_mode mode) {
+  if (mode == accumulation_mode::s32 || mode == accumulation_mode::f16) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "softmax: accumulation mode ", name_of(mode),
+        " is not supported (strict, relaxed, any, f32: the sums are f32 or wider)"));
+  }
+  return absl::OkStatus();
+}
+
+bool binary_operand_type_ok(data_type dt) {
+  return dt == data_type::f32 || dt == data_type::bf16 || dt == data_type::f16 ||
+         dt == data_type::s8 || dt == data_type::u8;
+}
+
+absl::Status check_post_ops(const post_ops_list& ops, const memory_desc& dst) {
+  if (static_cast<int>(ops.size()) > kMaxPostOps) {
+    return absl::InvalidArgumentError(absl::StrCat("softmax: ", ops.size(),
+                                                   " post-ops; at most ", kMaxPostOps));
+  }
+  for (int i = 0; i < static_cast<int>(ops.size()); ++i) {
+    const post_op& op = ops[i];
+    if (op.kind != post_op_kind::binary) continue;
+    if (op.src1.kind() != format_kind::blocked) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "softmax: post-op ", i, " (binary ", name_of(op.binary_algorithm),
+          ") operand must have a concrete layout (format_kind::blocked)"));
+    }
+    if (!binary_operand_type_ok(op.src1.dt())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "softmax: post-op ", i, " (binary ", name_of(op.binary_algorithm), ") operand type ",
+          name_of(op.src1.dt()), " is not supported (f32, bf16, f16, s8, u8)"));
+    }
+    TESSERA_RETURN_IF_ERROR(check_broadcast(op, i, dst.dims(), "softmax"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status check_forward_attr(const primitive_attr& attr) {
   if (attr.src_zero_points || attr.dst_zero_points) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -131,6 +171,8 @@ absl::Status check_forward_create(softmax_alg alg, const memory_desc& src, const
     }
   }
   TESSERA_RETURN_IF_ERROR(check_forward_attr(attr));
+  TESSERA_RETURN_IF_ERROR(check_acc_mode(attr.acc_mode));
+  TESSERA_RETURN_IF_ERROR(check_post_ops(attr.post_ops, src));
   return absl::OkStatus();
 }
 
@@ -153,7 +195,14 @@ absl::Status check_backward_create(softmax_alg alg, const memory_desc& diff_src,
           " is not supported (f32, f64, bf16, f16; no int8 backward)"));
     }
   }
-  if (!attr.empty()) {
+  if (!attr.post_ops.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "softmax backward: takes no post-ops, got \"", to_string(attr.post_ops), "\""));
+  }
+  TESSERA_RETURN_IF_ERROR(check_acc_mode(attr.acc_mode));
+  primitive_attr others = attr;
+  others.acc_mode = accumulation_mode::strict;
+  if (!others.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "softmax backward: takes no attributes, got \"", to_string(attr), "\""));
   }

@@ -162,6 +162,8 @@ kernel_fn vector_kernel(const problem& prob, simd::isa isa, kernel_kind kind,
     why = layout_kind == kernel_kind::dense ? "the axis is dense" : "the axis is not dense";
   } else if (has_scales(prob.attr)) {
     why = "scales are computed by the reference kernel only";
+  } else if (!prob.attr.post_ops.empty()) {
+    why = "post-ops are applied by the reference kernel only";
   } else if (prob.dir == direction::forward && prob.alg == softmax_alg::logsoftmax &&
              prob.in0.dims()[prob.axis] > kMaxCountedAxis) {
     why = absl::StrCat("logsoftmax counts each lane's maxima in int32: the axis length ",

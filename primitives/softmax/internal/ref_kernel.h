@@ -4,6 +4,8 @@
 #ifndef TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_REF_KERNEL_H_
 #define TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_REF_KERNEL_H_
 
+#include <vector>
+
 #include "tessera/core/memory_desc.h"
 #include "tessera/primitives/softmax/internal/plan.h"
 
@@ -13,7 +15,13 @@ struct ref_buffers {
   const void* in0 = nullptr;
   const void* in1 = nullptr;
   void* out = nullptr;
-  double out_scale = 1.0;  // forward: src_scale / dst_scale
+  // Forward: y * out_scale without post-ops; with them
+  // post_ops(y * out_scale) * post_op_scale (out_scale: src_scale (or the output scale),
+  // post_op_scale: 1 / dst_scale), as oneDNN 3.x orders them.
+  double out_scale = 1.0;
+  double post_op_scale = 1.0;
+  // The binary post-ops' operands, one per post-op (nullptr for an eltwise one).
+  std::vector<const void*> post_op_src1;
 };
 
 // Number of independent rows: product of the dims other than the axis.
