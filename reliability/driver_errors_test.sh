@@ -134,10 +134,9 @@ expect "SKIPPED (--runtime-dim-mask=-1: not a non-negative mask)" --reorder --ru
 expect "SKIPPED (--oflag=zp_comp:1: compensation flags are not supported)" --reorder --oflag=zp_comp:1 2x3
 expect "argument 'wei' is not supported (src and dst only)" --reorder --attr-scales=wei:common:2 2x3
 expect "policy 'per_dim_9' is not supported" --reorder --attr-scales=src:per_dim_9:0.5 2x3
-expect "policy 'per_tensor' is not supported" --reorder --attr-scales=src:per_tensor:f32:8x1 2x3
 expect "value data type 's8' is not supported" --reorder --attr-scales=src:common:2:s8 2x3
-expect "value data type 'bf16' is not supported" --reorder --attr-scales=src:per_dim_1:bf16 2x3
-expect "groups are not supported" --reorder --attr-scales=src:common:2:f32:1x1 2x3
+expect "value data type 'e8m0' is not supported" --reorder --attr-scales=src:per_dim_1:e8m0 2x3
+expect "groups '1x0' are not positive integers" --reorder --attr-scales=src:per_dim_1:f32:1x0 2x3
 expect "mask 8 names dim 3 but the problem has 2 dims" --reorder --attr-scales=src:per_dim_3:2 2x3
 expect "mask 3 asks for more than 16777216 values" --reorder --attr-scales=src:per_dim_01:2 100000x100000
 expect_exit "--attr-oscale=foo: 'foo' is not a policy" --reorder --attr-oscale=foo 2x3
@@ -152,8 +151,12 @@ expect "SKIPPED (--attr-zero-points=src:common:1: softmax has no zero points)" \
 expect "INVALID_ARGUMENTS (format tag 'abcd' is invalid: the tag's rank must equal" --reorder --stag=abcd 2x3
 expect "INVALID_ARGUMENTS (memory_desc: strides[0] = 1 overlaps dim 1" --reorder --strides=1x1:3x1 2x3
 expect "INVALID_ARGUMENTS (format tag 'abcd' is invalid" --reorder --dtag=abcd 2x3
-expect "INVALID_ARGUMENTS (src zero points on a f32 src are meaningless" \
-  --reorder --attr-zero-points=src:common:1 2x3
+expect "SKIPPED (--attr-zero-points=src:common:1:f32: value data type 'f32' is not supported)" \
+  --reorder --attr-zero-points=src:common:1:f32 2x3
+expect "SKIPPED (--attr-zero-points=src:common:-1:u8: value -1 does not fit the zero points' type u8)" \
+  --reorder --attr-zero-points=src:common:-1:u8 2x3
+expect "INVALID_ARGUMENTS (src_scales group 2 on dim 1 (size 3) does not divide the dim)" \
+  --reorder --attr-scales=src:per_tensor:f32:1x2 2x3
 expect "INVALID_ARGUMENTS (--axis=5 is not a dim of the 2-d problem)" --softmax --axis=5 2x3
 expect "INVALID_ARGUMENTS (format tag 'abcd' is invalid" --softmax --stag=abcd 2x3
 expect "INVALID_ARGUMENTS (format tag 'abcd' is invalid" --softmax --dtag=abcd 2x3

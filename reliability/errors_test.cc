@@ -347,16 +347,16 @@ std::vector<error_case> all_cases() {
       CASE("reorder.impl_filter",
            reorder::create(f32_23, f32_23, {}, reorder_options{.impl_filter = "nonexistent"}),
            "nonexistent"),
-      CASE("reorder.src_zero_points_float", [] {
+      CASE("reorder.zero_point_type", [] {
              primitive_attr a;
-             a.src_zero_points = quant_param{};
+             a.src_zero_points = quant_param{.dt = data_type::f32};
              return reorder::create(f32_desc("ab"), md({2, 3}, data_type::s8, "ab"), a);
            }(), "f32"),
-      CASE("reorder.dst_zero_points_float", [] {
+      CASE("reorder.scale_type", [] {
              primitive_attr a;
-             a.dst_zero_points = quant_param{};
+             a.dst_scales = quant_param{.dt = data_type::s8};
              return reorder::create(md({2, 3}, data_type::s8, "ab"), f32_desc("ab"), a);
-           }(), "f32"),
+           }(), "s8"),
       CASE("reorder.sum_zero_point_float", [] {
              primitive_attr a;
              a.sum = sum_post_op{};

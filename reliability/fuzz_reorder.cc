@@ -2,8 +2,11 @@
 // attributes, compared bit for bit with testing/reorder's scalar reference.
 // Input: rank byte (1 + mod 4), dims (mod 18 each; 0 allowed), src type, dst type, src and dst
 // descriptors (fuzz_input.h), an attribute flags byte (bit 0 src_scales, 1 dst_scales,
-// 2 src_zero_points, 3 dst_zero_points, 4 sum, 5 output scales) each followed by its mask byte
-// (raw: bits beyond the rank are rejected), a fill byte (bit 0: probe values, else random;
+// 2 src_zero_points, 3 dst_zero_points, 4 sum, 5 output scales, 6 typed and grouped
+// quantization) each followed by its mask byte (raw: bits beyond the rank are rejected) and,
+// with bit 6, a byte for each scale / zero point: bits 0-1 its value type (scales f32 f16 bf16,
+// zero points s32 s8 u8), bits 2-4 and 5-7 the groups of the last and the second-last dim
+// (1 + value; 0 and 0: no groups; groups that do not divide are rejected), a fill byte (bit 0: probe values, else random;
 // the rest is the seed), and bytes for the scale / zero-point values.
 // Properties: execute never crashes; when it succeeds, the whole destination buffer (elements,
 // padding and the gaps between them) equals the reference's, and the guard bytes around it are
@@ -21,7 +24,9 @@
 #include "absl/strings/str_cat.h"
 #include "tessera/core/memory_desc.h"
 #include "tessera/formats/md_string.h"
+#include "tessera/core/convert.h"
 #include "tessera/primitives/common/attr.h"
+#include "tessera/primitives/common/quant_args.h"
 #include "tessera/primitives/reorder/reorder.h"
 #include "tessera/reliability/fuzz_input.h"
 #include "tessera/testing/compare.h"
@@ -76,10 +81,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const uint8_t b = in.u8();
     return (b & 0x80) ? static_cast<int>(b & 0x7f) : (b & rank_mask);
   };
-  if (flags & 1) attr.src_scales = tessera::quant_param{.mask = mask()};
-  if (flags & 2) attr.dst_scales = tessera::quant_param{.mask = mask()};
-  if (flags & 4) attr.src_zero_points = tessera::quant_param{.mask = mask()};
-  if (flags & 8) attr.dst_zero_points = tessera::quant_param{.mask = mask()};
+  auto quant = [&](bool zero_point) {
+    tessera::quant_param q{.mask = mask()};
+    if (!(flags & 64)) return q;
+    const uint8_t b = in.u8();
+    static constexpr data_type kScaleTypes[] = {data_type::f32, data_type::f16, data_type::bf16,
+                                                data_type::f32};
+    static constexpr data_type kZeroPointTypes[] = {data_type::s32, data_type::s8, data_type::u8,
+                                                    data_type::s32};
+    q.dt = (zero_point ? kZeroPointTypes : kScaleTypes)[b & 3];
+    const int64_t last = 1 + ((b >> 2) & 7), second = 1 + (b >> 5);
+    if (last > 1 || second > 1) {
+      q.groups = rank >= 2 ? std::vector<int64_t>{second, last} : std::vector<int64_t>{last};
+    }
+    return q;
+  };
+  if (flags & 1) attr.src_scales = quant(false);
+  if (flags & 2) attr.dst_scales = quant(false);
+  if (flags & 4) attr.src_zero_points = quant(true);
+  if (flags & 8) attr.dst_zero_points = quant(true);
   if (flags & 16) {
     attr.sum = tessera::sum_post_op{.beta = kScales[in.u8() % 16],
                                     .zero_point = static_cast<int8_t>(in.u8())};
@@ -114,31 +134,41 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                               static_cast<const uint8_t*>(dst.data()) + dst_bytes);
   std::vector<uint8_t> want(before);
 
-  // Scale and zero-point values, dense f32 / s32 vectors as the attributes ask.
-  std::vector<quant_buffer> quant;
-  quant.reserve(4);
+  // Scale and zero-point values, dense vectors of the types and lengths the attributes ask.
+  std::vector<quant_buffer> quant_values;
+  quant_values.reserve(4);
   tessera::exec_args args{{tessera::arg_from, {*src_md, src.data()}},
                           {tessera::arg_to, {*dst_md, dst.data()}}};
   tessera::exec_args quant_args;
   auto add_quant = [&](tessera::arg which, const std::optional<tessera::quant_param>& q,
                        bool is_scale) {
     if (!q) return;
-    const int64_t n = values_for_mask(q->mask, dims);
+    const data_type dt = tessera::quant_value_type(which, *q);
+    const int64_t n = tessera::grouped_value_count(*q, dims);
+    const int size = tessera::bits_of(dt) / 8;
     quant_buffer b;
-    b.bytes.resize(n * 4);
+    b.bytes.resize(n * size);
     for (int64_t i = 0; i < n; ++i) {
       if (is_scale) {
-        std::memcpy(&b.bytes[i * 4], &kScales[in.u8() % 16], 4);
+        const float v = kScales[in.u8() % 16];
+        tessera::visit_data_type(dt, [&](auto tag) {
+          using T = decltype(tag);
+          if constexpr (tessera::FloatingElement<T>) {
+            const T t = tessera::from_f32<T>(v);
+            std::memcpy(&b.bytes[i * size], &t, sizeof(T));
+          }
+        });
       } else {
-        const int32_t zp = static_cast<int8_t>(in.u8());
-        std::memcpy(&b.bytes[i * 4], &zp, 4);
+        const uint8_t raw = in.u8();
+        const int32_t zp = dt == data_type::u8 ? raw : static_cast<int8_t>(raw);
+        std::memcpy(&b.bytes[i * size], &zp, size);  // little-endian: the low bytes
       }
     }
-    auto md = memory_desc::with_strides({n}, is_scale ? data_type::f32 : data_type::s32, {1});
+    auto md = memory_desc::with_strides({n}, dt, {1});
     b.mem = {*md, b.bytes.data()};
-    quant.push_back(std::move(b));
-    args.set(which, quant.back().mem);
-    quant_args.set(which, quant.back().mem);
+    quant_values.push_back(std::move(b));
+    args.set(which, quant_values.back().mem);
+    quant_args.set(which, quant_values.back().mem);
   };
   add_quant(tessera::arg::src_scales, attr.src_scales, true);
   add_quant(tessera::arg::dst_scales, attr.dst_scales, true);

@@ -151,6 +151,10 @@ absl::StatusOr<onednn_result> run_onednn(driver_kind driver, const resolved& r, 
         return absl::UnimplementedError(
             "oneDNN 2.6.3 has no dst scales; zero points are not mapped by the driver");
       }
+      if (o.attr.src_scales && (!o.attr.src_scales->groups.empty() ||
+                                o.attr.src_scales->dt != data_type::undef)) {
+        return absl::UnimplementedError("oneDNN 2.6.3 has no grouped or non-f32 scales");
+      }
       auto smd = to_dnnl_desc(o.stag, r.dims, o.sdt);
       if (!smd.ok()) return smd.status();
       auto dmd = to_dnnl_desc(o.dtag, r.dims, o.ddt);

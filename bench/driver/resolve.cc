@@ -1,6 +1,7 @@
 #include "bench/driver/resolve.h"
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 #include "absl/algorithm/container.h"
@@ -11,6 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "bench/driver/post_ops_knob.h"
 #include "tessera/formats/tag.h"
+#include "tessera/primitives/common/quant_args.h"
 
 namespace tessera::bench {
 namespace {
@@ -44,10 +46,27 @@ std::vector<float> gen_scales(int64_t n) {
   for (int64_t i = 0; i < n; ++i) v[i] = std::ldexp(1.f, static_cast<int>(i % 7) - 3);
   return v;
 }
-std::vector<int32_t> gen_zero_points(int64_t n) {
+// Zero points of an unsigned type are 0..4 instead.
+std::vector<int32_t> gen_zero_points(int64_t n, data_type dt) {
+  const int32_t low = dt == data_type::u8 ? 0 : -2;
   std::vector<int32_t> v(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) v[i] = static_cast<int32_t>(i % 5) - 2;
+  for (int64_t i = 0; i < n; ++i) v[i] = static_cast<int32_t>(i % 5) + low;
   return v;
+}
+
+// The scale types Tessera takes.
+bool scale_type(const std::string& name, data_type* dt) {
+  if (name != "f32" && name != "f16" && name != "bf16") return false;
+  *dt = *parse_data_type(name);
+  return true;
+}
+
+// The zero-point types Tessera takes, with their ranges.
+bool zero_point_type(const std::string& name, data_type* dt, int64_t* lo, int64_t* hi) {
+  if (name == "s32") { *dt = data_type::s32; *lo = INT32_MIN; *hi = INT32_MAX; return true; }
+  if (name == "s8") { *dt = data_type::s8; *lo = -128; *hi = 127; return true; }
+  if (name == "u8") { *dt = data_type::u8; *lo = 0; *hi = 255; return true; }
+  return false;
 }
 
 // Keeps per-dim value vectors small: a mask over huge dims is a problem we do not generate values for.
@@ -82,7 +101,8 @@ bool parse_quant(const std::string& knob, const std::string& text, bool is_scale
       *skip = knob_reason(knob, text, absl::StrCat("'", entry, "' has no policy (ARG:POLICY[:VALUE])"));
       return false;
     }
-    int mask = policy_mask(f[1]);
+    // per_tensor: one value per element (or per group), every dim masked.
+    int mask = f[1] == "per_tensor" ? (1 << dims.size()) - 1 : policy_mask(f[1]);
     if (mask < 0) {
       *skip = knob_reason(knob, text, absl::StrCat("policy '", f[1], "' is not supported"));
       return false;
@@ -96,13 +116,26 @@ bool parse_quant(const std::string& knob, const std::string& text, bool is_scale
         return false;
       }
     }
-    if (f.size() > 3 && f[3] != (is_scale ? "f32" : "s32")) {
-      *skip = knob_reason(knob, text, absl::StrCat("value data type '", f[3], "' is not supported"));
-      return false;
+    data_type value_dt = is_scale ? data_type::f32 : data_type::s32;
+    int64_t zp_lo = INT32_MIN, zp_hi = INT32_MAX;
+    if (f.size() > 3 && !f[3].empty()) {
+      const bool ok = is_scale ? scale_type(f[3], &value_dt)
+                               : zero_point_type(f[3], &value_dt, &zp_lo, &zp_hi);
+      if (!ok) {
+        *skip = knob_reason(knob, text, absl::StrCat("value data type '", f[3], "' is not supported"));
+        return false;
+      }
     }
+    std::vector<int64_t> groups;
     if (f.size() > 4) {
-      *skip = knob_reason(knob, text, "groups are not supported");
-      return false;
+      for (absl::string_view g : absl::StrSplit(f[4], 'x')) {
+        int64_t v = 0;
+        if (!absl::SimpleAtoi(g, &v) || v < 1) {
+          *skip = knob_reason(knob, text, absl::StrCat("groups '", f[4], "' are not positive integers"));
+          return false;
+        }
+        groups.push_back(v);
+      }
     }
     int64_t n = 1;
     if (mask != 0) {
@@ -123,6 +156,11 @@ bool parse_quant(const std::string& knob, const std::string& text, bool is_scale
         scale = static_cast<float>(d);
       } else {
         ok = absl::SimpleAtoi(f[2], &zp);
+        if (ok && (zp < zp_lo || zp > zp_hi)) {
+          *skip = knob_reason(knob, text, absl::StrCat("value ", zp, " does not fit the zero points' type ",
+                                                       name_of(value_dt)));
+          return false;
+        }
       }
       if (!ok) {
         *skip = knob_reason(knob, text, absl::StrCat("value '", f[2], "' is not a number"));
@@ -131,13 +169,18 @@ bool parse_quant(const std::string& knob, const std::string& text, bool is_scale
     } else if (mask == 0) {
       // benchdnn requires a value for the common policy; it defaults to 1 (scales) / 0 (zero points).
     }
-    quant_param q{.mask = mask};
+    quant_param q{.mask = mask, .dt = f.size() > 3 && !f[3].empty() ? value_dt : data_type::undef,
+                  .groups = groups};
+    // Groups that do not divide their dims are the library's to reject (INVALID_ARGUMENTS).
+    if (!groups.empty() && check_quant_groups(tessera::arg::src_scales, q, dims).ok()) {
+      n = grouped_value_count(q, dims);
+    }
     if (is_scale) {
       std::vector<float> v = mask == 0 ? std::vector<float>{scale} : gen_scales(n);
       if (arg == "src") { attr->src_scales = q; values->src_scales = v; }
       else { attr->dst_scales = q; values->dst_scales = v; }
     } else {
-      std::vector<int32_t> v = mask == 0 ? std::vector<int32_t>{zp} : gen_zero_points(n);
+      std::vector<int32_t> v = mask == 0 ? std::vector<int32_t>{zp} : gen_zero_points(n, value_dt);
       if (arg == "src") { attr->src_zero_points = q; values->src_zero_points = v; }
       else { attr->dst_zero_points = q; values->dst_zero_points = v; }
     }

@@ -22,8 +22,10 @@
 #include "bench/driver/measure.h"
 #include "bench/driver/onednn_runner.h"
 #include "bench/driver/post_ops_knob.h"
+#include "tessera/core/convert.h"
 #include "tessera/core/memory_desc.h"
 #include "tessera/formats/make_memory_desc.h"
+#include "tessera/primitives/common/quant_args.h"
 #include "tessera/primitives/reorder/reorder.h"
 #include "tessera/primitives/runtime/threads.h"
 #include "tessera/primitives/softmax/softmax.h"
@@ -287,6 +289,44 @@ void add_onednn(const parsed_problem& pp, const resolved& r, const onednn_inputs
 // ---------------------------------------------------------------------------------------------
 // Reorder.
 
+// The type a zero-point attribute's values are given in at execution.
+data_type zero_point_type_of(const std::optional<quant_param>& q) {
+  return q ? quant_value_type(arg::src_zero_points, *q) : data_type::s32;
+}
+data_type scale_type_of(const std::optional<quant_param>& q) {
+  return q ? quant_value_type(arg::src_scales, *q) : data_type::f32;
+}
+
+// Scales as the bytes of type dt (f32, f16 or bf16; the generated values are exact in each).
+std::vector<char> scales_as(data_type dt, const std::vector<float>& values) {
+  std::vector<char> bytes(std::max<size_t>(values.size() * (bits_of(dt) / 8), 1));
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (dt == data_type::f16) {
+      const f16 v = from_f32<f16>(values[i]);
+      std::memcpy(bytes.data() + 2 * i, &v, 2);
+    } else if (dt == data_type::bf16) {
+      const bf16 v = from_f32<bf16>(values[i]);
+      std::memcpy(bytes.data() + 2 * i, &v, 2);
+    } else {
+      std::memcpy(bytes.data() + 4 * i, &values[i], 4);
+    }
+  }
+  return bytes;
+}
+
+// Zero points as the bytes of type dt (s32, s8 or u8; the resolver keeps values in range).
+std::vector<char> zero_points_as(data_type dt, const std::vector<int32_t>& values) {
+  std::vector<char> bytes(std::max<size_t>(values.size() * (bits_of(dt) / 8), 1));
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (dt == data_type::s32) {
+      std::memcpy(bytes.data() + 4 * i, &values[i], 4);
+    } else {
+      bytes[i] = static_cast<char>(static_cast<uint8_t>(values[i]));
+    }
+  }
+  return bytes;
+}
+
 outcome run_reorder(const parsed_problem& pp, const resolved& r) {
   const resolved_reorder& q = r.reorder;
   const run_settings& s = pp.settings;
@@ -334,17 +374,23 @@ outcome run_reorder(const parsed_problem& pp, const resolved& r) {
   }
 
   // Attribute values as memories.
-  std::vector<float> src_scales = q.values.src_scales, dst_scales = q.values.dst_scales;
-  std::vector<int32_t> src_zps = q.values.src_zero_points, dst_zps = q.values.dst_zero_points;
+  std::vector<char> src_scales = scales_as(scale_type_of(q.attr.src_scales), q.values.src_scales);
+  std::vector<char> dst_scales = scales_as(scale_type_of(q.attr.dst_scales), q.values.dst_scales);
+  std::vector<char> src_zps = zero_points_as(zero_point_type_of(q.attr.src_zero_points), q.values.src_zero_points);
+  std::vector<char> dst_zps = zero_points_as(zero_point_type_of(q.attr.dst_zero_points), q.values.dst_zero_points);
   exec_args quant;
   auto add_values = [&](arg a, bool present, void* data, int64_t n, data_type dt) {
     if (!present) return;
     quant.set(a, memory{*memory_desc::with_strides({n}, dt, {1}), data});
   };
-  add_values(arg::src_scales, q.attr.src_scales.has_value(), src_scales.data(), static_cast<int64_t>(src_scales.size()), data_type::f32);
-  add_values(arg::dst_scales, q.attr.dst_scales.has_value(), dst_scales.data(), static_cast<int64_t>(dst_scales.size()), data_type::f32);
-  add_values(arg::src_zero_points, q.attr.src_zero_points.has_value(), src_zps.data(), static_cast<int64_t>(src_zps.size()), data_type::s32);
-  add_values(arg::dst_zero_points, q.attr.dst_zero_points.has_value(), dst_zps.data(), static_cast<int64_t>(dst_zps.size()), data_type::s32);
+  add_values(arg::src_scales, q.attr.src_scales.has_value(), src_scales.data(),
+             static_cast<int64_t>(q.values.src_scales.size()), scale_type_of(q.attr.src_scales));
+  add_values(arg::dst_scales, q.attr.dst_scales.has_value(), dst_scales.data(),
+             static_cast<int64_t>(q.values.dst_scales.size()), scale_type_of(q.attr.dst_scales));
+  add_values(arg::src_zero_points, q.attr.src_zero_points.has_value(), src_zps.data(),
+             static_cast<int64_t>(q.values.src_zero_points.size()), zero_point_type_of(q.attr.src_zero_points));
+  add_values(arg::dst_zero_points, q.attr.dst_zero_points.has_value(), dst_zps.data(),
+             static_cast<int64_t>(q.values.dst_zero_points.size()), zero_point_type_of(q.attr.dst_zero_points));
   auto args_for = [&](char* from, char* to) {
     exec_args a = quant;
     a.set(arg_from, memory{*src_md, from});

@@ -1,6 +1,6 @@
 // primitive_attr: the attributes a primitive is created with (oneDNN's primitive_attr).
 //
-// Reorder semantics (benchdnn's definition):
+// Reorder semantics (benchdnn's definition; zero points apply to floating types too):
 //   dst = (src_scale * (src - src_zp) + beta * (dst - dst_zp)) / dst_scale + dst_zp
 // Scale and zero-point *values* are passed at execution (arg::src_scales, ...); the attribute
 // records only that they exist and their mask (bit d set: one value per index of logical dim d;
@@ -27,10 +27,16 @@ namespace tessera {
 
 struct quant_param {
   int mask = 0;  // bit d: one value per index along logical dim d
+  // The type of the values given at execution; undef: the argument's default (f32 for scales,
+  // s32 for zero points). Zero points may be s32, s8 or u8.
+  data_type dt = data_type::undef;
+  // Groups over the last groups.size() logical dims: along a masked dim d with group g, one value
+  // serves g consecutive indices (g must divide the dim); unmasked dims take group 1. Empty: none.
+  std::vector<int64_t> groups;
   friend bool operator==(const quant_param&, const quant_param&) = default;
   template <typename H>
   friend H AbslHashValue(H h, const quant_param& q) {
-    return H::combine(std::move(h), q.mask);
+    return H::combine(std::move(h), q.mask, q.dt, q.groups);
   }
 };
 
@@ -91,8 +97,9 @@ struct primitive_attr {
   }
 };
 
-// benchdnn-like text: "scales:src:0+dst:2;zero_points:src:0;oscale:0:[0.5];post_ops:sum:1;
-// acc_mode:relaxed" (post_ops: sum, then the list, "+"-separated)
+// benchdnn-like text: "scales:src:0+dst:2;zero_points:src:0:u8;oscale:0:[0.5];post_ops:sum:1;
+// acc_mode:relaxed" (a value type other than the default after the mask, then the groups as
+// "g0xg1"; post_ops: sum, then the list, "+"-separated)
 // (empty string for no attributes). Used in verbose lines and by the driver.
 std::string to_string(const primitive_attr& attr);
 

@@ -2,6 +2,7 @@
 #include "absl/strings/str_join.h"
 #include "tessera/primitives/common/arg.h"
 #include "tessera/primitives/common/attr.h"
+#include "tessera/primitives/common/quant_args.h"
 
 namespace tessera {
 
@@ -24,15 +25,25 @@ std::string name_of(post_op_src1 a) { return absl::StrCat("post_op_src1(", a.ind
 
 std::string to_string(const primitive_attr& attr) {
   std::vector<std::string> parts;
-  auto quant = [](const char* what, const std::optional<quant_param>& src,
-                  const std::optional<quant_param>& dst) -> std::string {
+  auto quant = [](const char* what, arg src_arg, const std::optional<quant_param>& src,
+                  arg dst_arg, const std::optional<quant_param>& dst) -> std::string {
+    auto one = [](const char* name, arg a, const quant_param& q) {
+      std::string text = absl::StrCat(name, ":", q.mask);
+      if (q.dt != data_type::undef || !q.groups.empty()) {
+        absl::StrAppend(&text, ":", name_of(quant_value_type(a, q)));
+      }
+      if (!q.groups.empty()) absl::StrAppend(&text, ":", absl::StrJoin(q.groups, "x"));
+      return text;
+    };
     std::vector<std::string> args;
-    if (src) args.push_back(absl::StrCat("src:", src->mask));
-    if (dst) args.push_back(absl::StrCat("dst:", dst->mask));
+    if (src) args.push_back(one("src", src_arg, *src));
+    if (dst) args.push_back(one("dst", dst_arg, *dst));
     return args.empty() ? "" : absl::StrCat(what, ":", absl::StrJoin(args, "+"));
   };
-  if (auto s = quant("scales", attr.src_scales, attr.dst_scales); !s.empty()) parts.push_back(s);
-  if (auto s = quant("zero_points", attr.src_zero_points, attr.dst_zero_points); !s.empty()) {
+  if (auto s = quant("scales", arg::src_scales, attr.src_scales, arg::dst_scales,
+                         attr.dst_scales); !s.empty()) parts.push_back(s);
+  if (auto s = quant("zero_points", arg::src_zero_points, attr.src_zero_points,
+                         arg::dst_zero_points, attr.dst_zero_points); !s.empty()) {
     parts.push_back(s);
   }
   if (attr.oscale) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <optional>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -67,18 +68,14 @@ absl::Status check_create(const memory_desc& src, const memory_desc& dst,
   if (attr.dst_scales) TESSERA_RETURN_IF_ERROR(check_mask("dst_scales", attr.dst_scales->mask, rank));
   if (attr.src_zero_points) {
     TESSERA_RETURN_IF_ERROR(check_mask("src_zero_points", attr.src_zero_points->mask, rank));
-    if (is_floating(src.dt())) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "src zero points on a ", name_of(src.dt()),
-          " src are meaningless: zero points apply to integral types (s32, s8, u8)"));
-    }
   }
   if (attr.dst_zero_points) {
     TESSERA_RETURN_IF_ERROR(check_mask("dst_zero_points", attr.dst_zero_points->mask, rank));
-    if (is_floating(dst.dt())) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "dst zero points on a ", name_of(dst.dt()),
-          " dst are meaningless: zero points apply to integral types (s32, s8, u8)"));
+  }
+  for (arg a : {arg::src_scales, arg::dst_scales, arg::src_zero_points, arg::dst_zero_points}) {
+    if (const std::optional<quant_param>& q = quant_attr_of(attr, a)) {
+      TESSERA_RETURN_IF_ERROR(check_quant_type(a, quant_value_type(a, *q)));
+      TESSERA_RETURN_IF_ERROR(check_quant_groups(a, *q, dst.dims()));
     }
   }
   if (attr.oscale) {
@@ -203,10 +200,10 @@ plan_cache<reorder_problem, plan>& cache() {
   return cache;
 }
 
-// Checks one quantization argument against its attribute and returns its values.
-template <class T>
-absl::StatusOr<const T*> quant_arg(const exec_args& args, arg which, data_type dt,
-                                   const primitive_attr& attr, const memory_desc& dst) {
+// Checks one quantization argument against its attribute and returns its values (of the type
+// the attribute declares).
+absl::StatusOr<const void*> quant_arg(const exec_args& args, arg which,
+                                      const primitive_attr& attr, const memory_desc& dst) {
   const std::optional<quant_param>& q = quant_attr_of(attr, which);
   const memory* m = args.find(which);
   if (!q) {
@@ -220,23 +217,25 @@ absl::StatusOr<const T*> quant_arg(const exec_args& args, arg which, data_type d
     return absl::InvalidArgumentError(absl::StrCat("missing argument ", name_of(which),
                                                    " (the attributes declare it)"));
   }
-  const int64_t expected = quant_value_count(q->mask, dst.dims());
+  const int64_t expected = grouped_value_count(*q, dst.dims());
+  const data_type dt = quant_value_type(which, *q);
   if (m->desc.dt() != dt) {
     return absl::InvalidArgumentError(absl::StrCat("argument ", name_of(which), " has type ",
                                                    name_of(m->desc.dt()), "; expected ",
                                                    name_of(dt)));
   }
   if (m->desc.kind() != format_kind::blocked || m->desc.nelems() != expected ||
-      m->desc.size_bytes() != expected * static_cast<int64_t>(sizeof(T))) {
+      m->desc.size_bytes() != expected * bits_of(dt) / 8) {
     return absl::InvalidArgumentError(absl::StrCat(
         "argument ", name_of(which), " must hold ", expected,
-        " dense values (mask ", q->mask, " over dims ", dims_text(dst.dims()), "); it has ",
+        " dense values (mask ", q->mask, " over dims ", dims_text(dst.dims()),
+        q->groups.empty() ? "" : absl::StrCat(", groups ", dims_text(q->groups)), "); it has ",
         m->desc.nelems()));
   }
   if (m->data == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat("argument ", name_of(which), " is null"));
   }
-  return static_cast<const T*>(m->data);
+  return static_cast<const void*>(m->data);
 }
 
 absl::Status check_buffer(const exec_args& args, arg which, const memory_desc& expected,
@@ -275,17 +274,35 @@ void prefetch_small(const plan& p, const void* src, const void* dst) {
   }
 }
 
+// Scales and zero points the kernels cannot read as given (other types, groups), expanded.
+struct widened_quant {
+  std::vector<float> src_scale, dst_scale;
+  std::vector<int32_t> src_zp, dst_zp;
+};
+
+// The values of argument `which` as the kernels read them: `given` itself when it is already
+// f32 / s32 without groups, else expanded into `storage`.
+template <class T>
+const T* as_kernel_values(const plan& p, arg which, const void* given, std::vector<T>& storage) {
+  const std::optional<quant_param>& q = quant_attr_of(p.attr, which);
+  if (given == nullptr || quant_values_native(which, *q)) return static_cast<const T*>(given);
+  storage.resize(static_cast<size_t>(quant_value_count(q->mask, p.dst.dims())));
+  expand_quant_values(which, *q, p.dst.dims(), given, storage.data());
+  return storage.data();
+}
+
 // The scales and zero points given at execution, checked against the attributes.
-absl::Status read_quant_args(const plan& p, const exec_args& args, quant_ptrs& q) {
+absl::Status read_quant_args(const plan& p, const exec_args& args, quant_ptrs& q,
+                             widened_quant& storage) {
   const primitive_attr& a = p.attr;
-  TESSERA_ASSIGN_OR_RETURN(q.src_scale,
-                           quant_arg<float>(args, arg::src_scales, data_type::f32, a, p.dst));
-  TESSERA_ASSIGN_OR_RETURN(q.dst_scale,
-                           quant_arg<float>(args, arg::dst_scales, data_type::f32, a, p.dst));
-  TESSERA_ASSIGN_OR_RETURN(q.src_zp, quant_arg<int32_t>(args, arg::src_zero_points,
-                                                        data_type::s32, a, p.dst));
-  TESSERA_ASSIGN_OR_RETURN(q.dst_zp, quant_arg<int32_t>(args, arg::dst_zero_points,
-                                                        data_type::s32, a, p.dst));
+  TESSERA_ASSIGN_OR_RETURN(const void* src_scale, quant_arg(args, arg::src_scales, a, p.dst));
+  TESSERA_ASSIGN_OR_RETURN(const void* dst_scale, quant_arg(args, arg::dst_scales, a, p.dst));
+  TESSERA_ASSIGN_OR_RETURN(const void* src_zp, quant_arg(args, arg::src_zero_points, a, p.dst));
+  TESSERA_ASSIGN_OR_RETURN(const void* dst_zp, quant_arg(args, arg::dst_zero_points, a, p.dst));
+  q.src_scale = as_kernel_values(p, arg::src_scales, src_scale, storage.src_scale);
+  q.dst_scale = as_kernel_values(p, arg::dst_scales, dst_scale, storage.dst_scale);
+  q.src_zp = as_kernel_values(p, arg::src_zero_points, src_zp, storage.src_zp);
+  q.dst_zp = as_kernel_values(p, arg::dst_zero_points, dst_zp, storage.dst_zp);
   return absl::OkStatus();
 }
 
@@ -302,13 +319,14 @@ absl::Status execute_plan(const plan& p, const exec_args& args) {
   TESSERA_RETURN_IF_ERROR(check_buffer(args, arg_to, p.dst, p.dst_bytes, dst));
   prefetch_small(p, src.data, dst.data);
   exec_ctx ctx;
+  widened_quant widened;
   const primitive_attr& a = p.attr;
   // Without quantization attributes (most calls) the four lookups can only fail, on an argument
   // given anyway: skipping them when none is given saves their StatusOr traffic.
   const bool quantized = a.src_scales || a.dst_scales || a.src_zero_points || a.dst_zero_points;
   if (quantized || args.find(arg::src_scales) || args.find(arg::dst_scales) ||
       args.find(arg::src_zero_points) || args.find(arg::dst_zero_points)) {
-    TESSERA_RETURN_IF_ERROR(read_quant_args(p, args, ctx.q));
+    TESSERA_RETURN_IF_ERROR(read_quant_args(p, args, ctx.q, widened));
   }
   if (a.oscale) ctx.q.oscale = a.oscale->values.data();
   if (a.sum) {

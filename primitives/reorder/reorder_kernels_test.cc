@@ -205,6 +205,80 @@ TEST(ReorderKernels, AttributesMatchReference) {
   check_all_impls(cases, false);
 }
 
+// Zero points on floating sides (oneDNN 3.x) and zero points given as s8 or u8: common and per
+// dim, with scales and the sum, through every kernel on plain, transposed and blocked layouts.
+TEST(ReorderKernels, ZeroPointsOfAnyTypeOnAnySideMatchReference) {
+  std::vector<primitive_attr> attrs;
+  for (data_type zdt : {data_type::undef, data_type::s8, data_type::u8}) {
+    primitive_attr a;
+    a.src_zero_points = quant_param{.mask = 0, .dt = zdt};
+    attrs.push_back(a);
+    primitive_attr b = scales(0, 0);
+    b.dst_zero_points = quant_param{.mask = 0, .dt = zdt};
+    attrs.push_back(b);
+    primitive_attr c;
+    c.src_zero_points = quant_param{.mask = 2, .dt = zdt};
+    c.dst_zero_points = quant_param{.mask = 1, .dt = zdt};
+    attrs.push_back(c);
+    primitive_attr d = b;
+    d.sum = sum_post_op{.beta = 0.5f};
+    attrs.push_back(d);
+  }
+  std::vector<reorder_case> cases;
+  uint64_t seed = 900;
+  const std::vector<dim_t> dims = {2, 17, 3, 5};
+  for (auto [sdt, ddt] : {std::pair{data_type::f32, data_type::f32},
+                          std::pair{data_type::f32, data_type::bf16},
+                          std::pair{data_type::s8, data_type::f32},
+                          std::pair{data_type::u8, data_type::f16},
+                          std::pair{data_type::bf16, data_type::s8},
+                          std::pair{data_type::f16, data_type::f8_e5m2},
+                          std::pair{data_type::f64, data_type::f32}}) {
+    for (const auto& [stag, dtag] : {std::pair{"nchw", "nchw"}, std::pair{"nchw", "nhwc"},
+                                     std::pair{"nhwc", "nChw16c"}}) {
+      for (const primitive_attr& a : attrs) {
+        cases.push_back({md(dims, sdt, stag), md(dims, ddt, dtag), a, fill_kind::random, seed++});
+      }
+    }
+  }
+  check_all_impls(cases, false);
+}
+
+// Grouped scales and zero points (groups over the last dims), scales given as f16 or bf16:
+// weight compression and decompression shapes through every kernel.
+TEST(ReorderKernels, GroupedScalesOfAnyTypeMatchReference) {
+  std::vector<primitive_attr> attrs;
+  for (data_type sdt_scale : {data_type::f32, data_type::f16, data_type::bf16}) {
+    primitive_attr a;
+    a.src_scales = quant_param{.mask = 3, .dt = sdt_scale, .groups = {8, 1}};
+    attrs.push_back(a);
+    primitive_attr b;
+    b.src_scales = quant_param{.mask = 3, .dt = sdt_scale, .groups = {1, 16}};
+    b.src_zero_points = quant_param{.mask = 3, .dt = data_type::s8, .groups = {1, 16}};
+    attrs.push_back(b);
+    primitive_attr c;
+    c.dst_scales = quant_param{.mask = 2, .dt = sdt_scale, .groups = {1, 4}};
+    c.dst_zero_points = quant_param{.mask = 1, .dt = data_type::u8, .groups = {8, 1}};
+    attrs.push_back(c);
+  }
+  std::vector<reorder_case> cases;
+  uint64_t seed = 1300;
+  for (auto [sdt, ddt] : {std::pair{data_type::f32, data_type::s8},
+                          std::pair{data_type::s8, data_type::f32},
+                          std::pair{data_type::u8, data_type::bf16},
+                          std::pair{data_type::f16, data_type::u8},
+                          std::pair{data_type::bf16, data_type::f16}}) {
+    for (const auto& [stag, dtag] : {std::pair{"ab", "ab"}, std::pair{"ab", "ba"},
+                                     std::pair{"ba", "ab"}}) {
+      for (const primitive_attr& a : attrs) {
+        cases.push_back({md({48, 64}, sdt, stag), md({48, 64}, ddt, dtag), a, fill_kind::random,
+                         seed++});
+      }
+    }
+  }
+  check_all_impls(cases, false);
+}
+
 TEST(ReorderKernels, StridedWithOffsetMatchesReference) {
   // A 5x7 window at (2, 3) of a 9x12 f32 matrix into a dense transposed bf16 matrix and back.
   auto parent = md({9, 12}, data_type::f32, "ab");

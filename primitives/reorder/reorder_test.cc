@@ -9,6 +9,7 @@
 #include "absl/strings/numbers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tessera/core/convert.h"
 #include "tessera/formats/make_memory_desc.h"
 #include "tessera/primitives/runtime/verbose.h"
 #include "tessera/simd/isa.h"
@@ -39,22 +40,64 @@ TEST(Reorder, AnyLayoutIsRejected) {
   EXPECT_THAT(r.status().message(), HasSubstr("format_kind any"));
 }
 
-TEST(Reorder, ZeroPointOnFloatIsMeaningless) {
+TEST(Reorder, QuantTypesGroupsAndSumZeroPointOnFloat) {
   primitive_attr a;
-  a.src_zero_points = quant_param{.mask = 0};
+  a.src_zero_points = quant_param{.mask = 0, .dt = data_type::f32};
   auto r = reorder::create(md({4}, data_type::f32, "a"), md({4}, data_type::s8, "a"), a);
   ASSERT_FALSE(r.ok());
-  EXPECT_THAT(r.status().message(), HasSubstr("src zero points on a f32 src are meaningless"));
+  EXPECT_THAT(r.status().message(),
+              HasSubstr("src_zero_points of type f32: zero points are s32, s8 or u8"));
   primitive_attr b;
-  b.dst_zero_points = quant_param{.mask = 0};
+  b.dst_scales = quant_param{.mask = 0, .dt = data_type::s8};
   r = reorder::create(md({4}, data_type::s8, "a"), md({4}, data_type::bf16, "a"), b);
   ASSERT_FALSE(r.ok());
-  EXPECT_THAT(r.status().message(), HasSubstr("dst zero points on a bf16 dst"));
+  EXPECT_THAT(r.status().message(), HasSubstr("dst_scales of type s8"));
+  primitive_attr g;
+  g.src_scales = quant_param{.mask = 3, .groups = {1, 3}};
+  r = reorder::create(md({2, 4}, data_type::s8, "ab"), md({2, 4}, data_type::f32, "ab"), g);
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(),
+              HasSubstr("src_scales group 3 on dim 1 (size 4) does not divide the dim"));
+  g.src_scales = quant_param{.mask = 1, .groups = {1, 2}};
+  r = reorder::create(md({2, 4}, data_type::s8, "ab"), md({2, 4}, data_type::f32, "ab"), g);
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(), HasSubstr("group 2 on dim 1 (size 4) is on a dim outside"));
   primitive_attr c;
   c.sum = sum_post_op{.beta = 1.f, .zero_point = 2};
   r = reorder::create(md({4}, data_type::s8, "a"), md({4}, data_type::f32, "a"), c);
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(r.status().message(), HasSubstr("sum zero point 2 on a f32 dst"));
+}
+
+// oneDNN 3.x: zero points apply to floating sides as well, in the formula's f32 arithmetic,
+// and may be given as s8 or u8.
+TEST(Reorder, ZeroPointsOnFloatSidesAndNarrowTypes) {
+  primitive_attr a;
+  a.src_zero_points = quant_param{.mask = 0, .dt = data_type::s8};
+  a.dst_zero_points = quant_param{.mask = 1, .dt = data_type::u8};
+  const memory_desc s = md({4}, data_type::f32, "a"), d = md({4}, data_type::bf16, "a");
+  auto r = reorder::create(s, d, a);
+  ASSERT_TRUE(r.ok()) << r.status();
+  float in[4] = {1.f, 2.f, -3.f, 0.5f};
+  bf16 out[4] = {};
+  int8_t src_zp = -2;
+  uint8_t dst_zp[4] = {0, 1, 200, 255};
+  memory src_zp_mem{*memory_desc::with_strides({1}, data_type::s8, {1}), &src_zp};
+  memory dst_zp_mem{*memory_desc::with_strides({4}, data_type::u8, {1}), dst_zp};
+  ASSERT_TRUE(r->execute({{arg_from, {s, in}},
+                          {arg_to, {d, out}},
+                          {arg::src_zero_points, src_zp_mem},
+                          {arg::dst_zero_points, dst_zp_mem}})
+                  .ok());
+  const float want[4] = {3.f, 5.f, 199.f, 258.f};  // 257.5 rounds to bf16
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(to_f32(out[i]), want[i]) << i;
+  // The type the attribute declares is the one execution takes.
+  memory s32_zp_mem{*memory_desc::with_strides({1}, data_type::s32, {1}), dst_zp};
+  absl::Status st = r->execute({{arg_from, {s, in}},
+                                {arg_to, {d, out}},
+                                {arg::src_zero_points, s32_zp_mem},
+                                {arg::dst_zero_points, dst_zp_mem}});
+  EXPECT_THAT(st.message(), HasSubstr("argument src_zero_points has type s32; expected s8"));
 }
 
 TEST(Reorder, MaskBeyondRankAndBadOscaleCount) {

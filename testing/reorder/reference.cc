@@ -15,22 +15,47 @@
 namespace tessera::testing {
 namespace {
 
-// The value of a quantization argument at logical index x (row-major over the masked dims).
-template <class T>
-absl::StatusOr<const T*> values_of(const exec_args& args, arg which,
-                                   const std::optional<quant_param>& q) {
-  if (!q) return nullptr;
+// The values of one quantization argument, of whatever type the caller gave them in (read
+// element by element; integers exactly, floating values widened).
+struct quant_values_of {
+  const void* data = nullptr;
+  data_type dt = data_type::undef;
+  explicit operator bool() const { return data != nullptr; }
+  double operator[](dim_t i) const {
+    return visit_data_type(dt, [&](auto tag) -> double {
+      using T = decltype(tag);
+      return to_f64(static_cast<const T*>(data)[i]);
+    });
+  }
+};
+
+absl::StatusOr<quant_values_of> values_of(const exec_args& args, arg which,
+                                          const std::optional<quant_param>& q) {
+  if (!q) return quant_values_of{};
   const memory* m = args.find(which);
   if (m == nullptr || m->data == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat("reference_reorder: missing ", name_of(which)));
   }
-  return static_cast<const T*>(m->data);
+  return quant_values_of{m->data, m->desc.dt()};
 }
 
 dim_t masked_index(int mask, absl::Span<const dim_t> dims, absl::Span<const dim_t> x) {
   dim_t i = 0;
   for (size_t d = 0; d < dims.size(); ++d) {
     if (mask & (1 << d)) i = i * dims[d] + x[d];
+  }
+  return i;
+}
+
+// The index of x's value under q: row-major over the masked dims, each index divided by its
+// group (groups cover the last q.groups.size() dims).
+dim_t masked_index(const quant_param& q, absl::Span<const dim_t> dims, absl::Span<const dim_t> x) {
+  const size_t first = dims.size() - q.groups.size();
+  dim_t i = 0;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (!(q.mask & (1 << d))) continue;
+    const dim_t g = d >= first ? q.groups[d - first] : 1;
+    i = i * (dims[d] / g) + x[d] / g;
   }
   return i;
 }
@@ -52,15 +77,12 @@ absl::Status run(const memory& src, const memory& dst, const primitive_attr& att
                  const exec_args& args) {
   using Acc = std::conditional_t<std::is_same_v<S, double> || std::is_same_v<D, double>, double,
                                  float>;
-  const float* src_scale;
-  const float* dst_scale;
-  const int32_t* src_zp;
-  const int32_t* dst_zp;
+  quant_values_of src_scale, dst_scale, src_zp, dst_zp;
   {
-    auto a = values_of<float>(args, arg::src_scales, attr.src_scales);
-    auto b = values_of<float>(args, arg::dst_scales, attr.dst_scales);
-    auto c = values_of<int32_t>(args, arg::src_zero_points, attr.src_zero_points);
-    auto d = values_of<int32_t>(args, arg::dst_zero_points, attr.dst_zero_points);
+    auto a = values_of(args, arg::src_scales, attr.src_scales);
+    auto b = values_of(args, arg::dst_scales, attr.dst_scales);
+    auto c = values_of(args, arg::src_zero_points, attr.src_zero_points);
+    auto d = values_of(args, arg::dst_zero_points, attr.dst_zero_points);
     for (const absl::Status& s : {a.status(), b.status(), c.status(), d.status()}) {
       if (!s.ok()) return s;
     }
@@ -81,18 +103,18 @@ absl::Status run(const memory& src, const memory& dst, const primitive_attr& att
       return;
     }
     Acc v = up<Acc>(s);
-    if (src_zp) v -= static_cast<Acc>(src_zp[masked_index(attr.src_zero_points->mask, dims, x)]);
-    if (src_scale) v *= static_cast<Acc>(src_scale[masked_index(attr.src_scales->mask, dims, x)]);
+    if (src_zp) v -= static_cast<Acc>(src_zp[masked_index(*attr.src_zero_points, dims, x)]);
+    if (src_scale) v *= static_cast<Acc>(src_scale[masked_index(*attr.src_scales, dims, x)]);
     if (attr.oscale) {
       v *= static_cast<Acc>(attr.oscale->values[masked_index(attr.oscale->mask, dims, x)]);
     }
     if (attr.sum) {
-      const int32_t zp = dst_zp ? dst_zp[masked_index(attr.dst_zero_points->mask, dims, x)]
-                                : attr.sum->zero_point;
+      const double zp = dst_zp ? dst_zp[masked_index(*attr.dst_zero_points, dims, x)]
+                               : attr.sum->zero_point;
       v += static_cast<Acc>(attr.sum->beta) * (up<Acc>(*o) - static_cast<Acc>(zp));
     }
-    if (dst_scale) v /= static_cast<Acc>(dst_scale[masked_index(attr.dst_scales->mask, dims, x)]);
-    if (dst_zp) v += static_cast<Acc>(dst_zp[masked_index(attr.dst_zero_points->mask, dims, x)]);
+    if (dst_scale) v /= static_cast<Acc>(dst_scale[masked_index(*attr.dst_scales, dims, x)]);
+    if (dst_zp) v += static_cast<Acc>(dst_zp[masked_index(*attr.dst_zero_points, dims, x)]);
     *o = down<D>(v);
   });
   // Padding: every index of the padded dims that is outside the logical dims.

@@ -11,7 +11,8 @@
 //   v /= dst_scale; v += dst_zp; dst(x) = convert(v)
 // each step only when its attribute is present (the sum's dst_zp is the dst zero point when
 // given, else the sum's own zero point). Equal types without attributes copy bits. dst padding
-// (indices in [dims, padded_dims)) is set to zero.
+// (indices in [dims, padded_dims)) is set to zero. Scales and zero points are read in the type of
+// the memory that holds them (zero points s32, s8 or u8), element by element.
 #ifndef TESSERA_TESTING_REORDER_REFERENCE_H_
 #define TESSERA_TESTING_REORDER_REFERENCE_H_
 

@@ -8,6 +8,7 @@
 #include "tessera/core/convert.h"
 #include "tessera/formats/layout.h"
 #include "tessera/formats/md_string.h"
+#include "tessera/primitives/common/quant_args.h"
 #include "tessera/primitives/reorder/reorder.h"
 #include "tessera/simd/isa.h"
 #include "tessera/testing/fill.h"
@@ -16,14 +17,6 @@
 
 namespace tessera::reorder_test {
 namespace {
-
-int64_t masked_count(int mask, const memory_desc& md) {
-  int64_t n = 1;
-  for (int d = 0; d < md.rank(); ++d) {
-    if (mask & (1 << d)) n *= md.dims()[d];
-  }
-  return n;
-}
 
 // Deterministic, varied scale values: powers of two and non-trivial fractions.
 float scale_value(int64_t i, uint64_t seed) {
@@ -57,33 +50,48 @@ unsigned char* place_copy(const std::vector<unsigned char>& from, int misalign,
   return at;
 }
 
-// The scale and zero-point arrays of a case; they back the arguments add_quant_args sets.
+// The scale and zero-point arrays of a case, as bytes of the types the attributes declare;
+// they back the arguments add_quant_args sets.
 struct case_quant_arrays {
-  std::vector<float> src_scales, dst_scales;
-  std::vector<int32_t> src_zps, dst_zps;
+  std::vector<unsigned char> src_scales, dst_scales, src_zps, dst_zps;
 };
 
-// Sets the case's scale and zero-point arguments (values from scale_value and zp_value) in both
-// `args` (for the reorder) and `quant` (for the reference).
+// Value i of a quantization argument in type dt (scales f32, f16 or bf16; zero points s32, s8,
+// or u8, whose values are shifted to be non-negative), appended to `bytes`.
+void append_value(arg a, data_type dt, int64_t i, uint64_t seed, std::vector<unsigned char>& bytes) {
+  visit_data_type(dt, [&](auto tag) {
+    using T = decltype(tag);
+    T v{};
+    if (is_zero_point_arg(a)) {
+      const int32_t z = zp_value(i, seed) + (dt == data_type::u8 ? 5 : 0);
+      if constexpr (IntegralElement<T>) v = static_cast<T>(z);
+    } else {
+      if constexpr (FloatingElement<T>) v = from_f32<T>(scale_value(i, seed));
+    }
+    const auto* raw = reinterpret_cast<const unsigned char*>(&v);
+    bytes.insert(bytes.end(), raw, raw + sizeof(T));
+  });
+}
+
+// Sets the case's scale and zero-point arguments (values from scale_value and zp_value, in
+// the declared types, one per group) in both `args` (for the reorder) and `quant` (for the
+// reference).
 void add_quant_args(const reorder_case& c, case_quant_arrays& v, exec_args& args,
                     exec_args& quant) {
-  auto add = [&](arg a, int mask, auto& values, data_type dt, auto make) {
-    const int64_t n = masked_count(mask, c.dst);
-    for (int64_t i = 0; i < n; ++i) values.push_back(make(i, c.seed));
-    memory m{*memory_desc::with_strides({n}, dt, {1}), values.data()};
+  auto add = [&](arg a, const std::optional<quant_param>& q, std::vector<unsigned char>& bytes) {
+    if (!q) return;
+    const data_type dt = quant_value_type(a, *q);
+    const int64_t n = grouped_value_count(*q, c.dst.dims());
+    for (int64_t i = 0; i < n; ++i) append_value(a, dt, i, c.seed, bytes);
+    memory m{*memory_desc::with_strides({n}, dt, {1}), bytes.data()};
     args.set(a, m);
     quant.set(a, m);
   };
   const primitive_attr& at = c.attr;
-  const data_type f32 = data_type::f32, s32 = data_type::s32;
-  if (at.src_scales) add(arg::src_scales, at.src_scales->mask, v.src_scales, f32, scale_value);
-  if (at.dst_scales) add(arg::dst_scales, at.dst_scales->mask, v.dst_scales, f32, scale_value);
-  if (at.src_zero_points) {
-    add(arg::src_zero_points, at.src_zero_points->mask, v.src_zps, s32, zp_value);
-  }
-  if (at.dst_zero_points) {
-    add(arg::dst_zero_points, at.dst_zero_points->mask, v.dst_zps, s32, zp_value);
-  }
+  add(arg::src_scales, at.src_scales, v.src_scales);
+  add(arg::dst_scales, at.dst_scales, v.dst_scales);
+  add(arg::src_zero_points, at.src_zero_points, v.src_zps);
+  add(arg::dst_zero_points, at.dst_zero_points, v.dst_zps);
 }
 
 // "first difference at dst element offset <e>: got 0x.. want 0x.. (impl ..)" for the first
