@@ -18,11 +18,11 @@ and local stand-ins for @rules_cc, @rules_java and @remote_coverage_tools, which
 built-in WORKSPACE suffix would otherwise download.
 
 Libraries are linked from /usr/lib/<multiarch triplet>: `multiarch` names the triplet, by default
-the host's (bazel/multiarch.bzl).
+the host's, or aarch64-linux-gnu's under --config=aarch64 (bazel/multiarch.bzl).
 """
 
 load("//bazel:debian_abseil.bzl", "debian_abseil")
-load("//bazel:multiarch.bzl", "multiarch_lib_dir")
+load("//bazel:multiarch.bzl", "MULTIARCH_CONFIG_SETTINGS", "multiarch_linkopts")
 
 # --- Stand-ins for rule sets Bazel 4 wants to download --------------------------------------
 # Debian's bazel-rules-cc needs Bazel >= 5, so the stand-ins forward to Bazel 4's native rules.
@@ -65,18 +65,19 @@ _no_coverage_tools = repository_rule(implementation = _no_coverage_tools_impl)
 def _debian_cc_library_impl(rctx):
     for path in rctx.attr.headers:
         rctx.symlink("/usr/include/" + path, "include/" + path)
-    libs = list(rctx.attr.libs)
-    lib_dirs = ["-L" + multiarch_lib_dir(rctx, rctx.attr.multiarch)] if libs else []
     rctx.file("BUILD", """package(default_visibility = ["//visibility:public"])
+{settings}
 cc_library(
     name = "{name}",
     hdrs = glob(["include/**"]),
     includes = ["include"],
-    linkopts = {linkopts},
+    linkopts = {linkopts} + {libs},
 )
 """.format(
+        settings = MULTIARCH_CONFIG_SETTINGS,
         name = rctx.attr.target,
-        linkopts = repr(list(rctx.attr.linkopts) + lib_dirs + ["-l" + l for l in libs]),
+        linkopts = repr(list(rctx.attr.linkopts)),
+        libs = multiarch_linkopts(rctx, rctx.attr.multiarch, list(rctx.attr.libs)),
     ) + rctx.attr.extra_build)
 
 _debian_cc_library = repository_rule(

@@ -1,9 +1,11 @@
 // Scalar conversions against independent oracles: the CPU's own converters (F16C for f16,
-// AVX512-BF16 for bf16), an exhaustive nearest-value search for the 8-bit floats, std::nearbyint
+// AVX512-BF16 for bf16; on aarch64 the base FCVT for f16, and no bf16 one), an exhaustive nearest-value search for the 8-bit floats, std::nearbyint
 // for the integers, and explicitly constructed neighbours/midpoints for the f64 paths.
 #include "tessera/core/convert.h"
 
+#if defined(__x86_64__)
 #include <immintrin.h>
+#endif
 
 #include <bit>
 #include <cmath>
@@ -62,6 +64,9 @@ std::vector<float> probe_inputs_16(int mant_bits, uint32_t seed, int random_coun
 
 // ---------- bf16 ----------
 
+#if defined(__x86_64__)
+bool cpu_has_bf16_instruction() { return __builtin_cpu_supports("avx512bf16"); }
+
 __attribute__((target("avx512f,avx512bf16"))) void hw_f32_to_bf16(const float* in, uint16_t* out,
                                                                    size_t n) {
   for (size_t i = 0; i + 16 <= n; i += 16) {
@@ -70,6 +75,11 @@ __attribute__((target("avx512f,avx512bf16"))) void hw_f32_to_bf16(const float* i
     std::memcpy(out + i, &r, sizeof(r));
   }
 }
+#else
+// Armv8.0 has no f32 -> bf16 conversion instruction (BFCVT is an optional extension).
+bool cpu_has_bf16_instruction() { return false; }
+void hw_f32_to_bf16(const float*, uint16_t*, size_t) {}
+#endif
 
 TEST(ConvertBf16, AllPatternsWidenExactlyAndRoundTrip) {
   for (uint32_t b = 0; b < (1u << 16); ++b) {
@@ -85,7 +95,7 @@ TEST(ConvertBf16, AllPatternsWidenExactlyAndRoundTrip) {
 }
 
 TEST(ConvertBf16, MatchesAvx512Bf16Instruction) {
-  if (!__builtin_cpu_supports("avx512bf16")) GTEST_SKIP() << "no AVX512-BF16 on this CPU";
+  if (!cpu_has_bf16_instruction()) GTEST_SKIP() << "no AVX512-BF16 on this CPU";
   std::vector<float> in = probe_inputs_16(7, 1, 1 << 20);
   in.resize(in.size() / 16 * 16);
   std::vector<uint16_t> hw(in.size());
@@ -155,13 +165,21 @@ TEST(ConvertBf16, DenormalInputsRoundHalfToEven) {
 
 // ---------- f16 ----------
 
+#if defined(__x86_64__)
+bool cpu_has_f16_instruction() { return __builtin_cpu_supports("f16c"); }
 __attribute__((target("f16c"))) uint16_t hw_f32_to_f16(float f) {
   return static_cast<uint16_t>(_cvtss_sh(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
 }
 __attribute__((target("f16c"))) float hw_f16_to_f32(uint16_t h) { return _cvtsh_ss(h); }
+#else
+// Armv8.0's FCVT between single and half precision (round to nearest even, the default FPCR).
+bool cpu_has_f16_instruction() { return true; }
+uint16_t hw_f32_to_f16(float f) { return std::bit_cast<uint16_t>(static_cast<__fp16>(f)); }
+float hw_f16_to_f32(uint16_t h) { return static_cast<float>(std::bit_cast<__fp16>(h)); }
+#endif
 
 TEST(ConvertF16, AllPatternsMatchF16cAndRoundTrip) {
-  if (!__builtin_cpu_supports("f16c")) GTEST_SKIP() << "no F16C on this CPU";
+  if (!cpu_has_f16_instruction()) GTEST_SKIP() << "no F16C on this CPU";
   for (uint32_t b = 0; b < (1u << 16); ++b) {
     const f16 h{static_cast<uint16_t>(b)};
     const float f = to_f32(h);
@@ -174,7 +192,7 @@ TEST(ConvertF16, AllPatternsMatchF16cAndRoundTrip) {
 }
 
 TEST(ConvertF16, MatchesF16cInstruction) {
-  if (!__builtin_cpu_supports("f16c")) GTEST_SKIP() << "no F16C on this CPU";
+  if (!cpu_has_f16_instruction()) GTEST_SKIP() << "no F16C on this CPU";
   std::vector<float> in = probe_inputs_16(10, 2, 1 << 20);
   // f16 rounding points sit 13 bits down in f32: add the f32 neighbours of every f16 value and
   // of every f16 midpoint.

@@ -1,5 +1,5 @@
-// xsimd architectures behind each tessera::simd::isa, and Tessera's one extra: avx512bw with the
-// AVX512-BF16 conversion instructions.
+// xsimd architectures behind each tessera::simd::isa (xsimd::neon64 for isa::neon64 on aarch64),
+// and Tessera's one extra: avx512bw with the AVX512-BF16 conversion instructions.
 //
 //   template <class Arch> void my_kernel(const float* src, float* dst, int64_t n);
 //   static_assert(tessera::simd::isa_of<xsimd::avx2> == tessera::simd::isa::avx2);
@@ -29,9 +29,10 @@ inline constexpr bool has_native_bf16 = std::is_base_of_v<avx512bw_bf16, Arch>;
 
 // The tessera::simd::isa an xsimd architecture is dispatched as.
 template <class Arch>
-inline constexpr isa isa_of = std::is_base_of_v<xsimd::avx512bw, Arch> ? isa::avx512bw
-                              : std::is_base_of_v<xsimd::avx2, Arch>   ? isa::avx2
-                                                                       : isa::sse4_2;
+inline constexpr isa isa_of = std::is_base_of_v<xsimd::neon64, Arch>     ? isa::neon64
+                              : std::is_base_of_v<xsimd::avx512bw, Arch> ? isa::avx512bw
+                              : std::is_base_of_v<xsimd::avx2, Arch>     ? isa::avx2
+                                                                         : isa::sse4_2;
 
 // f32 lanes per batch, usable where xsimd::batch<float, Arch> is not (code without -m flags).
 template <class Arch>

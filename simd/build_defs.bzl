@@ -11,7 +11,7 @@
     )
     # -> cc_library :softmax_kernels (link this), built from :softmax_kernels_sse4_2,
     #    :softmax_kernels_avx2, :softmax_kernels_avx512bw (and :softmax_kernels_avx512bw_bf16 with
-    #    native_bf16 = True).
+    #    native_bf16 = True) on x86-64, and from :softmax_kernels_neon64 under --config=aarch64.
 
 Each per-ISA library compiles `src` with bazel/isa.bzl's ISA_COPTS[isa] and
 -DTESSERA_SIMD_ARCH=<xsimd arch type>, so `src` ends with explicit instantiations such as
@@ -21,24 +21,34 @@ See docs/architecture.md.
 
 load("//bazel:cc_rules.bzl", "CXX_STANDARD")
 load("//bazel:copts.bzl", "OPTIMIZED_IN_FASTBUILD")
-load("//bazel:isa.bzl", "ISA_COPTS", "TESSERA_ISAS")
+load("//bazel:isa.bzl", "ISA_COPTS", "TESSERA_AARCH64_ISAS", "TESSERA_ISAS")
 
 _ARCH_OF = {
     "sse4_2": "xsimd::sse4_2",
     "avx2": "xsimd::avx2",
     "avx512bw": "xsimd::avx512bw",
+    "neon64": "xsimd::neon64",
 }
+
+# Each per-ISA library compiles its source only when building for that ISA's architecture, and is
+# an empty library otherwise: `bazel build //...` then never hands -mavx2 to an aarch64 compile.
+_AARCH64 = "//bazel:aarch64"
+
+def _on_arch(isa, value, empty):
+    if isa in TESSERA_AARCH64_ISAS:
+        return select({_AARCH64: value, "//conditions:default": empty})
+    return select({_AARCH64: empty, "//conditions:default": value})
 
 def _per_isa_library(name, isa, arch, copts, src, hdrs, include_prefix, deps, visibility, tags):
     native.cc_library(
         name = name,
-        srcs = [src],
+        srcs = _on_arch(isa, [src], []),
         hdrs = hdrs,
         include_prefix = include_prefix,
         # -O2 in fastbuild too: xsimd at -O0 calls a function per vector operation, about 50x
         # slower, and the kernel tests then take minutes (dbg keeps its -O0 for debugging).
         # The sanitizer configs keep their -O1 (docs/building.md: compile time).
-        copts = CXX_STANDARD + copts + OPTIMIZED_IN_FASTBUILD,
+        copts = CXX_STANDARD + _on_arch(isa, copts, []) + OPTIMIZED_IN_FASTBUILD,
         # TESSERA_ISA_NS names the per-ISA namespace the source's definitions live in
         # (simd/per_isa.h), so that no two ISAs' instantiations share a symbol.
         local_defines = ["TESSERA_SIMD_ARCH=" + arch, "TESSERA_ISA_NS=isa_" + isa],
@@ -69,7 +79,7 @@ def tessera_isa_kernels(
       visibility, tags: as for cc_library.
     """
     libs = []
-    for isa in TESSERA_ISAS:
+    for isa in TESSERA_ISAS + TESSERA_AARCH64_ISAS:
         lib = name + "_" + isa
         _per_isa_library(lib, isa, _ARCH_OF[isa], ISA_COPTS[isa], src, hdrs, include_prefix, deps,
                          ["//visibility:private"], tags)

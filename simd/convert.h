@@ -15,11 +15,14 @@
 // and top payload bits with the quiet bit set (E4M3: S.1111.111); overflow -> Inf (E4M3: NaN);
 // denormals kept. f32 -> s32/s8/u8 rounds half to even and saturates; NaN -> max for s32/s8, 0 for
 // u8. Assumes the default MXCSR (round to nearest, no DAZ/FTZ), as the C++ code around it does.
-// Native instructions where they pay: F16C on avx2/avx512bw, vcvtneps2bf16 on avx512bw_bf16.
+// Native instructions where they pay: F16C on avx2/avx512bw, vcvtneps2bf16 on avx512bw_bf16,
+// FCVTL / FCVTN on neon64 (the same rounding and NaN rules, under the default FPCR).
 #ifndef TESSERA_SIMD_CONVERT_H_
 #define TESSERA_SIMD_CONVERT_H_
 
+#if defined(__x86_64__)
 #include <immintrin.h>
+#endif
 
 #include <cstdint>
 #include <limits>
@@ -200,10 +203,15 @@ xsimd::batch<float, Arch> load_f32(const T* p) {
   using fb = xsimd::batch<float, Arch>;
   if constexpr (std::is_same_v<T, float>) {
     return fb::load_unaligned(p);
+#if defined(__x86_64__)
   } else if constexpr (std::is_same_v<T, f16> && internal::is_avx512<Arch>) {
     return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
   } else if constexpr (std::is_same_v<T, f16> && internal::is_avx2<Arch>) {
     return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+#elif defined(__aarch64__)
+  } else if constexpr (std::is_same_v<T, f16> && internal::is_neon64<Arch>) {
+    return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(reinterpret_cast<const uint16_t*>(p))));
+#endif
   } else if constexpr (internal::is_narrow_float<T>) {
     using F = typename internal::format_of<T>::type;
     return internal::format_bits_to_f32<F, Arch>(internal::load_lanes<Arch, sizeof(T), false>(p));
@@ -221,6 +229,7 @@ template <class Arch, Element T>
 xsimd::batch<float, Arch> load_f32(const T* p, int count) {
   if constexpr (std::is_same_v<T, float>) {
     return load_partial<Arch>(p, count);
+#if defined(__x86_64__)
   } else if constexpr (std::is_same_v<T, f16> && internal::is_avx512<Arch>) {
     const __mmask16 m = static_cast<__mmask16>(internal::low_lanes_mask(count));
     return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, p));
@@ -228,6 +237,12 @@ xsimd::batch<float, Arch> load_f32(const T* p, int count) {
     alignas(16) f16 buffer[8] = {};
     if (count > 0) std::memcpy(buffer, p, sizeof(f16) * static_cast<size_t>(count));
     return _mm256_cvtph_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(buffer)));
+#elif defined(__aarch64__)
+  } else if constexpr (std::is_same_v<T, f16> && internal::is_neon64<Arch>) {
+    alignas(16) f16 buffer[4] = {};
+    if (count > 0) std::memcpy(buffer, p, sizeof(f16) * static_cast<size_t>(count));
+    return load_f32<Arch>(static_cast<const f16*>(buffer));
+#endif
   } else if constexpr (internal::is_narrow_float<T>) {
     using F = typename internal::format_of<T>::type;
     return internal::format_bits_to_f32<F, Arch>(
@@ -242,6 +257,7 @@ template <Element T, class Arch>
 void store_f32(T* p, xsimd::batch<float, Arch> v) {
   if constexpr (std::is_same_v<T, float>) {
     v.store_unaligned(p);
+#if defined(__x86_64__)
   } else if constexpr (std::is_same_v<T, f16> && internal::is_avx512<Arch>) {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(p),
                         _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
@@ -255,6 +271,10 @@ void store_f32(T* p, xsimd::batch<float, Arch> v) {
     } else {
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), (__m256i)_mm512_cvtneps_pbh(v));
     }
+#elif defined(__aarch64__)
+  } else if constexpr (std::is_same_v<T, f16> && internal::is_neon64<Arch>) {
+    vst1_u16(reinterpret_cast<uint16_t*>(p), vreinterpret_u16_f16(vcvt_f16_f32(v)));
+#endif
   } else if constexpr (internal::is_narrow_float<T>) {
     using F = typename internal::format_of<T>::type;
     internal::store_lanes<Arch, sizeof(T)>(p, internal::f32_to_format_bits<F, Arch>(v));
@@ -271,6 +291,7 @@ template <Element T, class Arch>
 void store_f32(T* p, xsimd::batch<float, Arch> v, int count) {
   if constexpr (std::is_same_v<T, float>) {
     store_partial(p, v, count);
+#if defined(__x86_64__)
   } else if constexpr (std::is_same_v<T, f16> && internal::is_avx512<Arch>) {
     const __mmask16 m = static_cast<__mmask16>(internal::low_lanes_mask(count));
     _mm256_mask_storeu_epi16(p, m, _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
@@ -287,6 +308,12 @@ void store_f32(T* p, xsimd::batch<float, Arch> v, int count) {
     } else {
       _mm256_mask_storeu_epi16(p, m, (__m256i)_mm512_cvtneps_pbh(v));
     }
+#elif defined(__aarch64__)
+  } else if constexpr (std::is_same_v<T, f16> && internal::is_neon64<Arch>) {
+    alignas(16) f16 buffer[4];
+    store_f32(static_cast<f16*>(buffer), v);
+    if (count > 0) std::memcpy(p, buffer, sizeof(f16) * static_cast<size_t>(count));
+#endif
   } else if constexpr (internal::is_narrow_float<T>) {
     using F = typename internal::format_of<T>::type;
     internal::store_lanes<Arch, sizeof(T)>(p, internal::f32_to_format_bits<F, Arch>(v), count);

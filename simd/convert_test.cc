@@ -158,11 +158,15 @@ void check_type_on_arch(const std::string& arch_name) {
 
 template <class T>
 void check_type_on_every_arch() {
+#if defined(__aarch64__)
+  check_type_on_arch<xsimd::neon64, T>("neon64");
+#else
   const isa best = detected_isa();
   check_type_on_arch<xsimd::sse4_2, T>("sse4_2");
   if (best >= isa::avx2) check_type_on_arch<xsimd::avx2, T>("avx2");
   if (best >= isa::avx512bw) check_type_on_arch<xsimd::avx512bw, T>("avx512bw");
   if (cpu_has_avx512_bf16()) check_type_on_arch<avx512bw_bf16, T>("avx512bw_bf16");
+#endif
 }
 
 TEST(VectorConvert, Bf16) { check_type_on_every_arch<bf16>(); }
@@ -201,14 +205,23 @@ TEST(VectorConvert, ExactSizeBuffersEveryLengthEveryIsa) {
 TEST(VectorConvert, TableNamesAndDispatch) {
   EXPECT_EQ((convert_table<float, bf16>().select().impl_name()),
             "xsimd:" + std::string(name_of(max_isa())) + ":convert_f32_to_bf16");
+#if defined(__aarch64__)
+  EXPECT_EQ((convert_table<f8_e4m3, float>().select(isa::neon64).impl_name()),
+            "xsimd:neon64:convert_f8_e4m3_to_f32");
+#else
   EXPECT_EQ((convert_table<f8_e4m3, float>().select(isa::sse4_2).impl_name()),
             "xsimd:sse4_2:convert_f8_e4m3_to_f32");
+#endif
   EXPECT_EQ((convert_table<uint8_t, float>().name()), "convert_u8_to_f32");
   // On an AVX512-BF16 CPU the avx512bw slot of f32 -> bf16 holds the native instantiation.
+#if defined(__aarch64__)
+  EXPECT_FALSE(cpu_has_avx512_bf16());
+#else
   if (cpu_has_avx512_bf16()) {
     EXPECT_EQ((convert_table<float, bf16>().select(isa::avx512bw).fn),
               (&internal::convert_kernel<avx512bw_bf16, float, bf16>));
   }
+#endif
 }
 
 }  // namespace

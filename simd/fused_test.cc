@@ -1,5 +1,5 @@
-// fused_fma and fused_fnma on every ISA the machine has: one rounding (std::fma) on avx2 and
-// avx512bw, a product then a sum (two roundings) on sse4_2, for inputs where the two differ.
+// fused_fma and fused_fnma on every ISA the machine has: one rounding (std::fma) on avx2,
+// avx512bw and neon64, a product then a sum (two roundings) on sse4_2, for inputs where the two differ.
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -27,11 +27,15 @@ fused_kernels kernels_of(const char* name, bool fused) {
 }
 
 std::vector<fused_kernels> every_arch() {
+#if defined(__aarch64__)
+  std::vector<fused_kernels> result = {kernels_of<xsimd::neon64>("neon64", true)};
+#else
   std::vector<fused_kernels> result = {kernels_of<xsimd::sse4_2>("sse4_2", false)};
   if (detected_isa() >= isa::avx2) result.push_back(kernels_of<xsimd::avx2>("avx2", true));
   if (detected_isa() >= isa::avx512bw) {
     result.push_back(kernels_of<xsimd::avx512bw>("avx512bw", true));
   }
+#endif
   return result;
 }
 

@@ -13,10 +13,20 @@
 namespace tessera::simd {
 namespace {
 
+#if defined(__aarch64__)
+constexpr absl::string_view kIsaNames[kNumIsas] = {"neon64"};
+constexpr absl::string_view kIsaList = "neon64";
+
+// Advanced SIMD (with double lanes) is part of the aarch64 base architecture.
+isa detect_cpu_isa() { return isa::neon64; }
+#else
 constexpr absl::string_view kIsaNames[kNumIsas] = {"sse4_2", "avx2", "avx512bw"};
+constexpr absl::string_view kIsaList = "sse4_2, avx2, avx512bw";
+#endif
 
 bool is_valid(isa i) { return index_of(i) >= 0 && index_of(i) < kNumIsas; }
 
+#if !defined(__aarch64__)
 // __builtin_cpu_supports also checks that the OS saves the wider registers (XGETBV).
 isa detect_cpu_isa() {
   __builtin_cpu_init();
@@ -29,11 +39,12 @@ isa detect_cpu_isa() {
   if (avx2) return isa::avx2;
   return isa::sse4_2;  // the baseline Tessera requires
 }
+#endif
 
 isa min_isa(isa a, isa b) { return index_of(a) < index_of(b) ? a : b; }
 
 std::atomic<uint8_t>& api_cap() {
-  static std::atomic<uint8_t> cap{static_cast<uint8_t>(isa::avx512bw)};
+  static std::atomic<uint8_t> cap{static_cast<uint8_t>(kAllIsas[kNumIsas - 1])};
   return cap;
 }
 
@@ -55,7 +66,7 @@ absl::optional<isa> isa_cap_from_env_value(absl::string_view value, std::string*
   }
   if (warning != nullptr) {
     *warning = absl::StrCat("tessera: ignoring TESSERA_MAX_ISA=\"", value,
-                            "\": not one of sse4_2, avx2, avx512bw, all (any case)");
+                            "\": not one of ", kIsaList, ", all (any case)");
   }
   return absl::nullopt;
 }
@@ -70,7 +81,7 @@ absl::StatusOr<isa> parse_isa(absl::string_view name) {
     if (lower == kIsaNames[index_of(i)]) return i;
   }
   return absl::InvalidArgumentError(
-      absl::StrCat("unknown ISA \"", name, "\": expected one of sse4_2, avx2, avx512bw"));
+      absl::StrCat("unknown ISA \"", name, "\": expected one of ", kIsaList));
 }
 
 isa detected_isa() {
@@ -87,8 +98,12 @@ std::vector<isa> cpu_isas() {
 }
 
 bool cpu_has_avx512_bf16() {
+#if defined(__aarch64__)
+  return false;
+#else
   static const bool has = detected_isa() == isa::avx512bw && __builtin_cpu_supports("avx512bf16");
   return has;
+#endif
 }
 
 bool use_native_bf16() {
@@ -116,7 +131,7 @@ isa max_isa() { return static_cast<isa>(effective().load(std::memory_order_relax
 absl::Status set_max_isa(isa cap) {
   if (!is_valid(cap)) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "set_max_isa: isa value ", index_of(cap), " is not one of sse4_2, avx2, avx512bw"));
+        "set_max_isa: isa value ", static_cast<int>(cap), " is not one of ", kIsaList));
   }
   api_cap().store(static_cast<uint8_t>(cap), std::memory_order_relaxed);
   effective().store(static_cast<uint8_t>(min_isa(cap, environment_isa_cap())),

@@ -11,7 +11,8 @@
 //
 // max_isa() = min(what the CPU has, TESSERA_MAX_ISA from the environment, set_max_isa()).
 // TESSERA_MAX_ISA is read once; an unknown value is ignored with one warning on stderr, as
-// ONEDNN_MAX_CPU_ISA does. Tessera needs at least SSE4.2 (x86-64-v2).
+// ONEDNN_MAX_CPU_ISA does. Tessera needs at least SSE4.2 (x86-64-v2) on x86-64; on aarch64 its one
+// ISA is neon64 (Advanced SIMD, which every aarch64 CPU has).
 #ifndef TESSERA_SIMD_ISA_H_
 #define TESSERA_SIMD_ISA_H_
 
@@ -24,25 +25,38 @@
 
 namespace tessera::simd {
 
-// Ordered by capability: a larger value can run everything a smaller one can.
-enum class isa : uint8_t { sse4_2 = 0, avx2 = 1, avx512bw = 2 };
+// Every ISA is named on every architecture, so code may compare with any of them; only those of
+// the architecture built for (kAllIsas) are ever detected, accepted as a cap, or dispatched to.
+// Within one architecture, ordered by capability: a larger value can run everything a smaller
+// one can.
+enum class isa : uint8_t { sse4_2 = 0, avx2 = 1, avx512bw = 2, neon64 = 3 };
 
+#if defined(__aarch64__)
+inline constexpr int kNumIsas = 1;
+inline constexpr isa kAllIsas[kNumIsas] = {isa::neon64};
+// The position of `i` in kAllIsas (the index of kernel tables); negative for another
+// architecture's ISA.
+constexpr int index_of(isa i) { return static_cast<int>(i) - static_cast<int>(isa::neon64); }
+#else
 inline constexpr int kNumIsas = 3;
 inline constexpr isa kAllIsas[kNumIsas] = {isa::sse4_2, isa::avx2, isa::avx512bw};
-
+// The position of `i` in kAllIsas (the index of kernel tables); kNumIsas or more for another
+// architecture's ISA.
 constexpr int index_of(isa i) { return static_cast<int>(i); }
+#endif
 
-// "sse4_2", "avx2", "avx512bw".
+// "sse4_2", "avx2", "avx512bw"; "neon64" on aarch64.
 absl::string_view name_of(isa i);
 // Inverse of name_of, case-insensitive; the error names the bad string and the accepted names.
 absl::StatusOr<isa> parse_isa(absl::string_view name);
 
 // The best ISA this CPU (and OS) supports, detected once. For avx2 Tessera also requires FMA,
-// F16C and BMI2; for avx512bw it requires AVX-512 F, CD, DQ, BW and VL.
+// F16C and BMI2; for avx512bw it requires AVX-512 F, CD, DQ, BW and VL. aarch64: neon64.
 isa detected_isa();
 // Every ISA the CPU supports, weakest first.
 std::vector<isa> cpu_isas();
-// Whether the CPU has AVX512-BF16 (vcvtneps2bf16): avx512bw alone does not imply it.
+// Whether the CPU has AVX512-BF16 (vcvtneps2bf16): avx512bw alone does not imply it. Never on
+// aarch64.
 bool cpu_has_avx512_bf16();
 // Whether kernel tables use their avx512bw_bf16 instantiations in place of the avx512bw ones:
 // the CPU has AVX512-BF16 and TESSERA_NATIVE_BF16 (read once) is not "0". Tests set it to 0 to

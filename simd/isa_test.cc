@@ -25,12 +25,22 @@ TEST(Isa, NamesRoundTripAndOrder) {
     ASSERT_TRUE(parsed.ok()) << parsed.status();
     EXPECT_EQ(*parsed, i);
   }
+#if defined(__aarch64__)
+  EXPECT_EQ(name_of(isa::neon64), "neon64");
+  EXPECT_EQ(*parse_isa("NEON64"), isa::neon64);
+  // The x86 ISAs are named in the enum but are not this architecture's.
+  EXPECT_EQ(name_of(isa::avx2), "invalid");
+  absl::StatusOr<isa> x86 = parse_isa("avx2");
+  ASSERT_FALSE(x86.ok());
+  EXPECT_NE(std::string(x86.status().message()).find("neon64"), std::string::npos);
+#else
   EXPECT_EQ(name_of(isa::sse4_2), "sse4_2");
   EXPECT_EQ(name_of(isa::avx2), "avx2");
   EXPECT_EQ(name_of(isa::avx512bw), "avx512bw");
   EXPECT_LT(isa::sse4_2, isa::avx2);
   EXPECT_LT(isa::avx2, isa::avx512bw);
   EXPECT_EQ(*parse_isa("AVX512BW"), isa::avx512bw);
+#endif
 }
 
 TEST(Isa, ParseRejectsUnknownNamesNamingThem) {
@@ -41,6 +51,49 @@ TEST(Isa, ParseRejectsUnknownNamesNamingThem) {
   EXPECT_FALSE(parse_isa("").ok());
 }
 
+#if defined(__aarch64__)
+// Advanced SIMD is part of every aarch64 CPU: neon64 is the floor and the only ISA.
+TEST(Isa, Aarch64HasNeon64Only) {
+  EXPECT_EQ(detected_isa(), isa::neon64);
+  EXPECT_EQ(max_isa(), isa::neon64);
+  EXPECT_EQ(cpu_isas(), std::vector<isa>{isa::neon64});
+  EXPECT_FALSE(cpu_has_avx512_bf16());
+  EXPECT_FALSE(use_native_bf16());
+}
+
+void plain_neon() {}
+void native_bf16() {}
+
+TEST(Isa, KernelTablesHaveOneInstantiation) {
+  const kernel_table<void()> table("probe", {&plain_neon}, &native_bf16);
+  EXPECT_EQ(table.select(isa::neon64).fn, &plain_neon);
+  EXPECT_EQ(table.select(isa::avx512bw).fn, &plain_neon);
+  EXPECT_EQ(table.select(isa::avx512bw).chosen, isa::neon64);
+}
+
+TEST(Isa, ApiCapAcceptsNeon64AndRejectsX86Isas) {
+  ASSERT_TRUE(set_max_isa(isa::neon64).ok());
+  EXPECT_EQ(max_isa(), isa::neon64);
+  absl::Status s = set_max_isa(isa::avx2);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(std::string(s.message()).find("neon64"), std::string::npos);
+  EXPECT_EQ(max_isa(), isa::neon64);
+  {
+    scoped_max_isa cap(isa::neon64);
+    EXPECT_EQ(max_isa(), isa::neon64);
+  }
+  EXPECT_EQ(max_isa(), isa::neon64);
+}
+
+TEST(IsaEnv, ParsesNeon64AndWarnsOnX86Names) {
+  std::string warning;
+  EXPECT_EQ(internal::isa_cap_from_env_value("Neon64", &warning), isa::neon64);
+  EXPECT_EQ(warning, "");
+  EXPECT_EQ(internal::isa_cap_from_env_value("avx2", &warning), absl::nullopt);
+  EXPECT_NE(warning.find("avx2"), std::string::npos);
+  EXPECT_NE(warning.find("neon64"), std::string::npos);
+}
+#else
 // An oracle independent of __builtin_cpu_supports: the CPU flags the Linux kernel reports (it
 // drops a flag whose register state the OS does not save, as XGETBV would tell).
 std::set<std::string> cpuinfo_flags() {
@@ -125,12 +178,16 @@ TEST(Isa, ApiCapAndScopedOverride) {
   EXPECT_EQ(max_isa(), best);
 }
 
+#endif
+
 TEST(Isa, SetMaxIsaRejectsValuesOutsideTheEnum) {
   absl::Status s = set_max_isa(static_cast<isa>(7));
   ASSERT_FALSE(s.ok());
   EXPECT_NE(std::string(s.message()).find("7"), std::string::npos);
   EXPECT_EQ(max_isa(), detected_isa());
 }
+
+#if !defined(__aarch64__)
 
 TEST(IsaEnv, ParsesNamesCaseInsensitively) {
   std::string warning;
@@ -139,6 +196,8 @@ TEST(IsaEnv, ParsesNamesCaseInsensitively) {
   EXPECT_EQ(internal::isa_cap_from_env_value("Avx512BW", &warning), isa::avx512bw);
   EXPECT_EQ(warning, "");
 }
+
+#endif
 
 TEST(IsaEnv, EmptyAndAllMeanNoCap) {
   std::string warning;
@@ -173,11 +232,13 @@ TEST(KernelTable, ExampleKernelUnderEachIsa) {
   }
 }
 
+#if !defined(__aarch64__)
 TEST(KernelTable, SelectCapsAtTheCpu) {
   auto k = internal::scale_table().select(isa::avx512bw);
   EXPECT_EQ(k.chosen, detected_isa());
   EXPECT_EQ(internal::scale_table().name(), "scale_f32");
 }
+#endif
 
 }  // namespace
 }  // namespace tessera::simd

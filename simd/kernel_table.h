@@ -32,10 +32,11 @@ namespace tessera::simd {
 template <class Fn>
 struct kernel_choice {
   Fn* fn = nullptr;
-  isa chosen = isa::sse4_2;
+  isa chosen = kAllIsas[0];
   absl::string_view kernel_name;
 
-  // "<engine>:<isa>:<kernel>", e.g. "xsimd:avx512bw:cvt_f32_to_bf16".
+  // "<engine>:<isa>:<kernel>", e.g. "xsimd:avx512bw:cvt_f32_to_bf16" ("xsimd:neon64:..." on
+  // aarch64).
   std::string impl_name() const { return absl::StrCat("xsimd:", name_of(chosen), ":", kernel_name); }
 };
 
@@ -49,14 +50,17 @@ class kernel_table {
   // avx512bw one when use_native_bf16(). `name` must outlive the table (a literal).
   kernel_table(absl::string_view name, std::array<Fn*, kNumIsas> by_isa, Fn* native_bf16)
       : name_(name), by_isa_(by_isa) {
+#if !defined(__aarch64__)
     if (native_bf16 != nullptr && use_native_bf16()) {
       by_isa_[index_of(isa::avx512bw)] = native_bf16;
     }
+#endif
   }
 
-  // The instantiation for `target` (capped to what the CPU has).
+  // The instantiation for `target` (capped to what the CPU has; another architecture's ISA
+  // selects the CPU's best).
   kernel_choice<Fn> select(isa target) const {
-    if (index_of(target) > index_of(detected_isa())) target = detected_isa();
+    if (index_of(target) < 0 || index_of(target) > index_of(detected_isa())) target = detected_isa();
     return {by_isa_[index_of(target)], target, name_};
   }
   // The instantiation for max_isa().
@@ -73,13 +77,18 @@ class kernel_table {
 //   [](auto arch) { return &my_kernel<decltype(arch)>; }
 // Only addresses are taken here, so this compiles without -m flags; each instantiation must be
 // provided by a per-ISA translation unit (simd/build_defs.bzl: tessera_isa_kernels).
-// make_kernel_table<Fn, bf16_variant::yes>(...) also takes the avx512bw_bf16 instantiation.
+// make_kernel_table<Fn, bf16_variant::yes>(...) also takes the avx512bw_bf16 instantiation
+// (x86-64 only: aarch64 builds have one instantiation, neon64).
 template <class Fn, bf16_variant Variant = bf16_variant::no, class Getter>
 kernel_table<Fn> make_kernel_table(absl::string_view name, Getter get) {
+#if defined(__aarch64__)
+  return kernel_table<Fn>(name, {get(xsimd::neon64{})}, nullptr);
+#else
   Fn* native = nullptr;
   if constexpr (Variant == bf16_variant::yes) native = get(avx512bw_bf16{});
   return kernel_table<Fn>(name, {get(xsimd::sse4_2{}), get(xsimd::avx2{}), get(xsimd::avx512bw{})},
                           native);
+#endif
 }
 
 }  // namespace tessera::simd

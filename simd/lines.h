@@ -14,7 +14,9 @@
 #ifndef TESSERA_SIMD_LINES_H_
 #define TESSERA_SIMD_LINES_H_
 
+#if defined(__x86_64__)
 #include <immintrin.h>
+#endif
 
 #include <cstdint>
 #include <cstring>
@@ -41,6 +43,7 @@ template <class Arch>
 }
 
 namespace internal {
+#if defined(__SSE__)
 template <bool kStream, class Arch>
 [[gnu::always_inline]] inline void store_quarter(float* p, __m128 x) {
   if constexpr (kStream) {
@@ -49,6 +52,7 @@ template <bool kStream, class Arch>
     _mm_storeu_ps(p, x);
   }
 }
+#endif
 
 // v as 16-byte stores (kStream: non-temporal, p 16-byte aligned).
 template <bool kStream, class Arch>

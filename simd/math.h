@@ -28,7 +28,7 @@ namespace tessera::simd {
 
 // a * b + c rounded once wherever the arch has FMA. xsimd 8.1's fma is the generic a * b + c
 // (two instructions, two roundings) for its avx512 archs and for xsimd::avx2 alike: only its
-// fma3<avx2> arch fuses. sse4_2: a * b + c, as xsimd::fma.
+// fma3<avx2> arch fuses. sse4_2: a * b + c, as xsimd::fma. neon64: fused (FMLA), as xsimd::fma.
 //
 //   auto y = tessera::simd::fused_fma(p, r, c);
 template <class T, class Arch>
@@ -50,12 +50,19 @@ xsimd::batch<T, Arch> fused_fma(xsimd::batch<T, Arch> a, xsimd::batch<T, Arch> b
   return xsimd::fma(a, b, c);
 }
 
-// c - a * b rounded once wherever the arch has FMA (vfnmadd); as fused_fma, sse4_2 computes
-// c - a * b with two roundings (xsimd::fnma).
+// c - a * b rounded once wherever the arch has FMA (vfnmadd; neon64: FMLS); as fused_fma,
+// sse4_2 computes c - a * b with two roundings (xsimd::fnma).
 //
 //   auto r = tessera::simd::fused_fnma(n, ln2_hi, x);   // x - n * ln2_hi
 template <class T, class Arch>
 xsimd::batch<T, Arch> fused_fnma(xsimd::batch<T, Arch> a, xsimd::batch<T, Arch> b, xsimd::batch<T, Arch> c) {
+#if defined(__aarch64__)
+  if constexpr (std::is_base_of_v<xsimd::neon64, Arch> && std::is_same_v<T, float>) {
+    return vfmsq_f32(c, a, b);
+  } else if constexpr (std::is_base_of_v<xsimd::neon64, Arch> && std::is_same_v<T, double>) {
+    return vfmsq_f64(c, a, b);
+  }
+#endif
 #if defined(__AVX512F__)
   if constexpr (std::is_base_of_v<xsimd::avx512bw, Arch> && std::is_same_v<T, float>) {
     return _mm512_fnmadd_ps(a, b, c);

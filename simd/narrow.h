@@ -13,7 +13,9 @@
 #ifndef TESSERA_SIMD_NARROW_H_
 #define TESSERA_SIMD_NARROW_H_
 
+#if defined(__x86_64__)
 #include <immintrin.h>
+#endif
 
 #include <algorithm>
 #include <cstdint>

@@ -6,12 +6,15 @@
 //
 // reduce_max gives the same result on every ISA for the same lanes: the largest lane; a quiet
 // NaN (0x7FC00000) if any lane is NaN; +0 over -0 when the largest value is a zero.
-// reduce_sum adds in an ISA-dependent order (pairwise halves); its error is at most
+// reduce_sum adds in an ISA-dependent order (pairwise halves; neon64: lanes 0 + 2 and 1 + 3, then
+// those two, as sse4_2); its error is at most
 // (log2(size)) * 2^-24 * sum|lanes| beyond the exact sum.
 #ifndef TESSERA_SIMD_REDUCE_H_
 #define TESSERA_SIMD_REDUCE_H_
 
+#if defined(__x86_64__)
 #include <immintrin.h>
+#endif
 
 #include <cstdint>
 #include <limits>
@@ -24,6 +27,9 @@ namespace tessera::simd {
 template <class Arch>
 float reduce_max(xsimd::batch<float, Arch> v) {
   if (xsimd::any(xsimd::isnan(v))) return std::numeric_limits<float>::quiet_NaN();
+#if defined(__aarch64__)
+  const float result = vmaxvq_f32(v);
+#else
   __m128 m;
   if constexpr (internal::is_avx512<Arch>) {
     const __m512 r = v;
@@ -39,6 +45,7 @@ float reduce_max(xsimd::batch<float, Arch> v) {
   m = _mm_max_ps(m, _mm_movehl_ps(m, m));
   m = _mm_max_ps(m, _mm_shuffle_ps(m, m, 1));
   const float result = _mm_cvtss_f32(m);
+#endif
   if (result == 0.f) {
     // maxps keeps whichever zero came second: settle the sign by the lanes themselves.
     using ib = xsimd::batch<int32_t, Arch>;
@@ -49,6 +56,11 @@ float reduce_max(xsimd::batch<float, Arch> v) {
 
 template <class Arch>
 float reduce_sum(xsimd::batch<float, Arch> v) {
+#if defined(__aarch64__)
+  const float32x4_t r = v;
+  const float32x2_t halves = vadd_f32(vget_low_f32(r), vget_high_f32(r));
+  return vget_lane_f32(halves, 0) + vget_lane_f32(halves, 1);
+#else
   __m128 s;
   if constexpr (internal::is_avx512<Arch>) {
     const __m512 r = v;
@@ -64,6 +76,7 @@ float reduce_sum(xsimd::batch<float, Arch> v) {
   s = _mm_add_ps(s, _mm_movehl_ps(s, s));
   s = _mm_add_ss(s, _mm_shuffle_ps(s, s, 1));
   return _mm_cvtss_f32(s);
+#endif
 }
 
 }  // namespace tessera::simd

@@ -65,9 +65,13 @@ TYPED_TEST(ScalefTest, EachLaneUsesItsOwnExponent) {
 using scalef_fn = void (*)(const float*, const float*, float*, int64_t);
 
 std::vector<scalef_fn> every_arch() {
+#if defined(__aarch64__)
+  std::vector<scalef_fn> result = {&internal::scalef_kernel<xsimd::neon64>};
+#else
   std::vector<scalef_fn> result = {&internal::scalef_kernel<xsimd::sse4_2>};
   if (detected_isa() >= isa::avx2) result.push_back(&internal::scalef_kernel<xsimd::avx2>);
   if (detected_isa() >= isa::avx512bw) result.push_back(&internal::scalef_kernel<xsimd::avx512bw>);
+#endif
   return result;
 }
 
@@ -96,9 +100,13 @@ TEST(ScalefEveryIsa, NanExponentGivesNan) {
 using scalef_f64_fn = void (*)(const double*, const double*, double*, int64_t);
 
 std::vector<scalef_f64_fn> every_arch_f64() {
+#if defined(__aarch64__)
+  std::vector<scalef_f64_fn> result = {&internal::scalef_f64_kernel<xsimd::neon64>};
+#else
   std::vector<scalef_f64_fn> result = {&internal::scalef_f64_kernel<xsimd::sse4_2>};
   if (detected_isa() >= isa::avx2) result.push_back(&internal::scalef_f64_kernel<xsimd::avx2>);
   if (detected_isa() >= isa::avx512bw) result.push_back(&internal::scalef_f64_kernel<xsimd::avx512bw>);
+#endif
   return result;
 }
 

@@ -32,9 +32,13 @@ lookup_kernels kernels_of(const char* name) {
 }
 
 std::vector<lookup_kernels> every_arch() {
+#if defined(__aarch64__)
+  std::vector<lookup_kernels> result = {kernels_of<xsimd::neon64>("neon64")};
+#else
   std::vector<lookup_kernels> result = {kernels_of<xsimd::sse4_2>("sse4_2")};
   if (detected_isa() >= isa::avx2) result.push_back(kernels_of<xsimd::avx2>("avx2"));
   if (detected_isa() >= isa::avx512bw) result.push_back(kernels_of<xsimd::avx512bw>("avx512bw"));
+#endif
   return result;
 }
 

@@ -1,7 +1,7 @@
 // Loads and stores of the first `count` lanes only: a tail never reads or writes past the end of
 // a buffer. On avx512bw these are native masked loads/stores; on avx2 the 4- and 8-byte lanes
 // are `vmaskmov` / `vpmaskmov` (masked-out lanes are neither read nor written, and do not
-// fault); the rest, and sse4_2, copy through a stack buffer.
+// fault); the rest, sse4_2 and neon64, copy through a stack buffer.
 //
 //   template <class Arch>
 //   void scale(const float* src, float* dst, int64_t n, float s) {
@@ -16,7 +16,9 @@
 #ifndef TESSERA_SIMD_TAIL_H_
 #define TESSERA_SIMD_TAIL_H_
 
+#if defined(__x86_64__)
 #include <immintrin.h>
+#endif
 
 #include <cstdint>
 #include <cstring>
@@ -38,6 +40,9 @@ template <class Arch>
 inline constexpr bool is_x86 = std::is_base_of_v<xsimd::sse2, Arch> ||
                                std::is_base_of_v<xsimd::avx, Arch> ||
                                std::is_base_of_v<xsimd::avx512f, Arch>;
+
+template <class Arch>
+inline constexpr bool is_neon64 = std::is_base_of_v<xsimd::neon64, Arch>;
 
 // Mask of the first `count` lanes (count <= 64).
 inline uint64_t low_lanes_mask(int count) {
@@ -62,6 +67,7 @@ inline __m256i avx2_low_lanes(int count, int lane_bytes) {
 template <class Arch, class T>
 xsimd::batch<T, Arch> load_partial(const T* p, int count) {
   using batch = xsimd::batch<T, Arch>;
+#if defined(__x86_64__)
   if constexpr (internal::is_avx512<Arch>) {
     const uint64_t m = internal::low_lanes_mask(count);
     if constexpr (std::is_same_v<T, float>) {
@@ -77,7 +83,9 @@ xsimd::batch<T, Arch> load_partial(const T* p, int count) {
     } else {
       return _mm512_maskz_loadu_epi8(static_cast<__mmask64>(m), p);
     }
-  } else {
+  } else
+#endif
+  {
 #if defined(__AVX2__)
     if constexpr (internal::is_avx2<Arch> && (sizeof(T) == 4 || sizeof(T) == 8)) {
       const __m256i m = internal::avx2_low_lanes(count, sizeof(T));
@@ -102,6 +110,7 @@ xsimd::batch<T, Arch> load_partial(const T* p, int count) {
 template <class Arch, class T>
 void store_partial(T* p, xsimd::batch<T, Arch> v, int count) {
   using batch = xsimd::batch<T, Arch>;
+#if defined(__x86_64__)
   if constexpr (internal::is_avx512<Arch>) {
     const uint64_t m = internal::low_lanes_mask(count);
     if constexpr (std::is_same_v<T, float>) {
@@ -117,7 +126,9 @@ void store_partial(T* p, xsimd::batch<T, Arch> v, int count) {
     } else {
       _mm512_mask_storeu_epi8(p, static_cast<__mmask64>(m), v);
     }
-  } else {
+  } else
+#endif
+  {
 #if defined(__AVX2__)
     if constexpr (internal::is_avx2<Arch> && (sizeof(T) == 4 || sizeof(T) == 8)) {
       const __m256i m = internal::avx2_low_lanes(count, sizeof(T));
@@ -145,10 +156,13 @@ void store_partial(T* p, xsimd::batch<T, Arch> v, int count) {
 template <class Arch>
 xsimd::batch<float, Arch> load_joined(const float* low, const float* high, int split) {
   using batch = xsimd::batch<float, Arch>;
+#if defined(__x86_64__)
   if constexpr (internal::is_avx512<Arch>) {
     const auto m = static_cast<__mmask16>(internal::low_lanes_mask(split));
     return _mm512_mask_loadu_ps(_mm512_maskz_loadu_ps(static_cast<__mmask16>(~m), high), m, low);
-  } else {
+  } else
+#endif
+  {
     alignas(64) float lanes[batch::size];
     for (int i = 0; i < static_cast<int>(batch::size); ++i) lanes[i] = i < split ? low[i] : high[i];
     return batch::load_aligned(lanes);

@@ -22,6 +22,9 @@ struct arch_checks {
 };
 
 std::vector<arch_checks> every_arch() {
+#if defined(__aarch64__)
+  std::vector<arch_checks> result = {{"neon64", &internal::tile_op_mismatches<xsimd::neon64>}};
+#else
   std::vector<arch_checks> result = {{"sse4_2", &internal::tile_op_mismatches<xsimd::sse4_2>}};
   if (detected_isa() >= isa::avx2) {
     result.push_back({"avx2", &internal::tile_op_mismatches<xsimd::avx2>});
@@ -29,6 +32,7 @@ std::vector<arch_checks> every_arch() {
   if (detected_isa() >= isa::avx512bw) {
     result.push_back({"avx512bw", &internal::tile_op_mismatches<xsimd::avx512bw>});
   }
+#endif
   return result;
 }
 

@@ -13,7 +13,9 @@
 #ifndef TESSERA_SIMD_TRANSPOSE_H_
 #define TESSERA_SIMD_TRANSPOSE_H_
 
+#if defined(__x86_64__)
 #include <immintrin.h>
+#endif
 
 #include <cstdint>
 #include <cstring>
@@ -188,11 +190,24 @@ template <class Arch, class DstRow>
 #undef TESSERA_SIMD_UNPACK_PAIR_
 #endif
 
+#if defined(__aarch64__)
+// The 4 x 4 tile of four neon64 registers transposed: TRN1/TRN2 on pairs of rows, then the
+// 64-bit halves recombined.
+inline void transpose_4x4_f32_neon(float32x4_t* r) {
+  const float32x4x2_t p01 = vtrnq_f32(r[0], r[1]);  // r0c0 r1c0 r0c2 r1c2 | r0c1 r1c1 r0c3 r1c3
+  const float32x4x2_t p23 = vtrnq_f32(r[2], r[3]);
+  r[0] = vcombine_f32(vget_low_f32(p01.val[0]), vget_low_f32(p23.val[0]));
+  r[1] = vcombine_f32(vget_low_f32(p01.val[1]), vget_low_f32(p23.val[1]));
+  r[2] = vcombine_f32(vget_high_f32(p01.val[0]), vget_high_f32(p23.val[0]));
+  r[3] = vcombine_f32(vget_high_f32(p01.val[1]), vget_high_f32(p23.val[1]));
+}
+#endif
+
 }  // namespace internal
 
 // r[i] holds row i of an N x N tile of 32-bit lanes (N = the batch's f32 lanes); afterwards
 // r[i] holds column i. avx512bw: 16x16 by unpacks, shuffles and 128-bit lane shuffles
-// (vshuff32x4); avx2: 8x8, its last step vperm2f128.
+// (vshuff32x4); avx2: 8x8, its last step vperm2f128; neon64: 4x4 by TRN1/TRN2.
 template <class Arch>
 [[gnu::always_inline]] inline void transpose_square(xsimd::batch<float, Arch>* r) {
 #if defined(__AVX512F__)
@@ -213,11 +228,20 @@ template <class Arch>
     return;
   }
 #endif
+#if defined(__aarch64__)
+  if constexpr (isa_of<Arch> == isa::neon64) {
+    float32x4_t x[4] = {r[0], r[1], r[2], r[3]};
+    internal::transpose_4x4_f32_neon(x);
+    for (int i = 0; i < 4; ++i) r[i] = x[i];
+    return;
+  }
+#endif
   portable::transpose_square(r);
 }
 
 // Four rows r[0..3]; each 128-bit block's 4 x 4 tile transposed: lane 4b + k of r[j] becomes
-// lane 4b + j of r[k] (two unpacks and two shuffles per pair of registers).
+// lane 4b + j of r[k] (two unpacks and two shuffles per pair of registers; neon64: its one
+// block, as transpose_square).
 template <class Arch>
 [[gnu::always_inline]] inline void transpose_4x4_blocks(xsimd::batch<float, Arch>* r) {
 #if defined(__AVX__)
@@ -231,6 +255,14 @@ template <class Arch>
     r[1] = _mm256_shuffle_ps(t0, t2, 0xEE);
     r[2] = _mm256_shuffle_ps(t1, t3, 0x44);
     r[3] = _mm256_shuffle_ps(t1, t3, 0xEE);
+    return;
+  }
+#endif
+#if defined(__aarch64__)
+  if constexpr (isa_of<Arch> == isa::neon64) {
+    float32x4_t x[4] = {r[0], r[1], r[2], r[3]};
+    internal::transpose_4x4_f32_neon(x);
+    for (int i = 0; i < 4; ++i) r[i] = x[i];
     return;
   }
 #endif

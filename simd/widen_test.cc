@@ -18,11 +18,15 @@ namespace {
 using widen_fn = void (*)(const float*, double*, const double*, float*, int64_t);
 
 std::vector<widen_fn> every_arch() {
+#if defined(__aarch64__)
+  std::vector<widen_fn> result = {&internal::widen_narrow_kernel<xsimd::neon64>};
+#else
   std::vector<widen_fn> result = {&internal::widen_narrow_kernel<xsimd::sse4_2>};
   if (detected_isa() >= isa::avx2) result.push_back(&internal::widen_narrow_kernel<xsimd::avx2>);
   if (detected_isa() >= isa::avx512bw) {
     result.push_back(&internal::widen_narrow_kernel<xsimd::avx512bw>);
   }
+#endif
   return result;
 }
 

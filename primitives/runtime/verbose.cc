@@ -167,6 +167,8 @@ absl::string_view isa_description(simd::isa i) {
       return "x86-64 AVX2 with FMA F16C and BMI2";
     case simd::isa::avx512bw:
       return "x86-64 AVX-512 (F CD DQ BW VL)";
+    case simd::isa::neon64:
+      return "aarch64 Advanced SIMD";
   }
   return "unknown";
 }

@@ -45,11 +45,15 @@ arch_kernels kernels_of(const char* name) {
 }
 
 std::vector<arch_kernels> every_arch() {
+#if defined(__aarch64__)
+  std::vector<arch_kernels> result = {kernels_of<xsimd::neon64>("neon64")};
+#else
   std::vector<arch_kernels> result = {kernels_of<xsimd::sse4_2>("sse4_2")};
   if (simd::detected_isa() >= simd::isa::avx2) result.push_back(kernels_of<xsimd::avx2>("avx2"));
   if (simd::detected_isa() >= simd::isa::avx512bw) {
     result.push_back(kernels_of<xsimd::avx512bw>("avx512bw"));
   }
+#endif
   return result;
 }
 

@@ -22,10 +22,14 @@ namespace {
 struct arch_exp {
   std::string name;
   void (*exp)(const double*, double*, int64_t, double);
-  bool own_code;  // avx512bw runs the table + vscalefpd code, avx2 the Taylor code; sse4_2 xsimd::exp
+  // avx512bw runs the table + vscalefpd code, avx2 the Taylor code; sse4_2 and neon64 xsimd::exp.
+  bool own_code;
 };
 
 std::vector<arch_exp> every_arch() {
+#if defined(__aarch64__)
+  std::vector<arch_exp> v = {{"neon64", &scaled_exp_f64_kernel<xsimd::neon64>, false}};
+#else
   std::vector<arch_exp> v = {{"sse4_2", &scaled_exp_f64_kernel<xsimd::sse4_2>, false}};
   if (simd::detected_isa() >= simd::isa::avx2) {
     v.push_back({"avx2", &scaled_exp_f64_kernel<xsimd::avx2>, true});
@@ -33,6 +37,7 @@ std::vector<arch_exp> every_arch() {
   if (simd::detected_isa() >= simd::isa::avx512bw) {
     v.push_back({"avx512bw", &scaled_exp_f64_kernel<xsimd::avx512bw>, true});
   }
+#endif
   return v;
 }
 

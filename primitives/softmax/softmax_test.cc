@@ -85,11 +85,19 @@ TEST(Softmax, PicksVectorKernelsByLayout) {
 }
 
 TEST(Softmax, CapOnIsaIsHonoured) {
+#if defined(__aarch64__)
+  simd::scoped_max_isa cap(simd::isa::neon64);
+  auto fwd = softmax_forward::create(softmax_alg::softmax, plain({8, 100}, data_type::f32),
+                                     plain({8, 100}, data_type::f32), 1);
+  ASSERT_TRUE(fwd.ok());
+  EXPECT_EQ(fwd->impl_name(), "xsimd:neon64:dense");
+#else
   simd::scoped_max_isa cap(simd::isa::sse4_2);
   auto fwd = softmax_forward::create(softmax_alg::softmax, plain({8, 100}, data_type::f32),
                                      plain({8, 100}, data_type::f32), 1);
   ASSERT_TRUE(fwd.ok());
   EXPECT_EQ(fwd->impl_name(), "xsimd:sse4_2:dense");
+#endif
 }
 
 TEST(Softmax, AnyTakesTheSourceLayout) {

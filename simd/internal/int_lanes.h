@@ -6,10 +6,13 @@
 #ifndef TESSERA_SIMD_INTERNAL_INT_LANES_H_
 #define TESSERA_SIMD_INTERNAL_INT_LANES_H_
 
+#if defined(__x86_64__)
 #include <immintrin.h>
+#endif
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "tessera/simd/tail.h"
 #include "xsimd/xsimd.hpp"
@@ -19,13 +22,51 @@ namespace tessera::simd::internal {
 template <class Arch>
 using i32_batch = xsimd::batch<int32_t, Arch>;
 
+// The lane moves element by element, for the Archs without x86's widening loads and packs
+// (neon64: clang vectorises these loops).
+namespace portable {
+
+template <int Bytes, bool Signed>
+using lane_element_t = std::conditional_t<
+    Bytes == 1, std::conditional_t<Signed, int8_t, uint8_t>,
+    std::conditional_t<Bytes == 2, std::conditional_t<Signed, int16_t, uint16_t>, int32_t>>;
+
+template <class Arch, int Bytes, bool Signed>
+i32_batch<Arch> load_lanes(const void* p) {
+  constexpr int kLanes = i32_batch<Arch>::size;
+  lane_element_t<Bytes, Signed> elements[kLanes];
+  std::memcpy(elements, p, sizeof(elements));
+  alignas(64) int32_t lanes[kLanes];
+  for (int i = 0; i < kLanes; ++i) lanes[i] = elements[i];
+  return i32_batch<Arch>::load_aligned(lanes);
+}
+
+// Truncates each lane to its low `Bytes` bytes.
+template <class Arch, int Bytes>
+void store_lanes(void* p, i32_batch<Arch> v) {
+  constexpr int kLanes = i32_batch<Arch>::size;
+  alignas(64) int32_t lanes[kLanes];
+  v.store_aligned(lanes);
+  lane_element_t<Bytes, false> elements[kLanes];
+  for (int i = 0; i < kLanes; ++i) {
+    elements[i] = static_cast<lane_element_t<Bytes, false>>(static_cast<uint32_t>(lanes[i]));
+  }
+  std::memcpy(p, elements, sizeof(elements));
+}
+
+}  // namespace portable
+
 // batch<float, Arch>::size elements of `Bytes` bytes each from p, one per int32 lane.
 template <class Arch, int Bytes, bool Signed>
 i32_batch<Arch> load_lanes(const void* p) {
   static_assert(Bytes == 1 || Bytes == 2 || Bytes == 4);
   if constexpr (Bytes == 4) {
     return i32_batch<Arch>::load_unaligned(static_cast<const int32_t*>(p));
-  } else if constexpr (is_avx512<Arch>) {
+  } else if constexpr (!is_x86<Arch>) {
+    return portable::load_lanes<Arch, Bytes, Signed>(p);
+  }
+#if defined(__x86_64__)
+  else if constexpr (is_avx512<Arch>) {
     if constexpr (Bytes == 1) {
       const __m128i raw = _mm_loadu_si128(static_cast<const __m128i*>(p));
       return Signed ? _mm512_cvtepi8_epi32(raw) : _mm512_cvtepu8_epi32(raw);
@@ -52,12 +93,14 @@ i32_batch<Arch> load_lanes(const void* p) {
       return Signed ? _mm_cvtepi16_epi32(raw) : _mm_cvtepu16_epi32(raw);
     }
   }
+#endif
 }
 
 // The first `count` elements; lanes at or past `count` are 0. Never reads past p + count.
 template <class Arch, int Bytes, bool Signed>
 i32_batch<Arch> load_lanes(const void* p, int count) {
   constexpr int kLanes = i32_batch<Arch>::size;
+#if defined(__x86_64__)
   if constexpr (is_avx512<Arch>) {
     const uint64_t m = low_lanes_mask(count);
     if constexpr (Bytes == 4) {
@@ -69,7 +112,9 @@ i32_batch<Arch> load_lanes(const void* p, int count) {
       const __m128i raw = _mm_maskz_loadu_epi8(static_cast<__mmask16>(m), p);
       return Signed ? _mm512_cvtepi8_epi32(raw) : _mm512_cvtepu8_epi32(raw);
     }
-  } else {
+  } else
+#endif
+  {
     alignas(64) unsigned char buffer[kLanes * Bytes] = {};
     if (count > 0) std::memcpy(buffer, p, static_cast<size_t>(count) * Bytes);
     return load_lanes<Arch, Bytes, Signed>(buffer);
@@ -82,7 +127,11 @@ void store_lanes(void* p, i32_batch<Arch> v) {
   static_assert(Bytes == 1 || Bytes == 2 || Bytes == 4);
   if constexpr (Bytes == 4) {
     v.store_unaligned(static_cast<int32_t*>(p));
-  } else if constexpr (is_avx512<Arch>) {
+  } else if constexpr (!is_x86<Arch>) {
+    portable::store_lanes<Arch, Bytes>(p, v);
+  }
+#if defined(__x86_64__)
+  else if constexpr (is_avx512<Arch>) {
     if constexpr (Bytes == 1) {
       _mm_storeu_si128(static_cast<__m128i*>(p), _mm512_cvtepi32_epi8(v));
     } else {
@@ -114,12 +163,14 @@ void store_lanes(void* p, i32_batch<Arch> v) {
       }
     }
   }
+#endif
 }
 
 // Writes the low `Bytes` bytes of the first `count` lanes; p[count..] is not touched.
 template <class Arch, int Bytes>
 void store_lanes(void* p, i32_batch<Arch> v, int count) {
   constexpr int kLanes = i32_batch<Arch>::size;
+#if defined(__x86_64__)
   if constexpr (is_avx512<Arch>) {
     const __mmask16 m = static_cast<__mmask16>(low_lanes_mask(count));
     if constexpr (Bytes == 4) {
@@ -129,7 +180,9 @@ void store_lanes(void* p, i32_batch<Arch> v, int count) {
     } else {
       _mm512_mask_cvtepi32_storeu_epi8(p, m, v);
     }
-  } else {
+  } else
+#endif
+  {
     alignas(64) unsigned char buffer[kLanes * Bytes];
     store_lanes<Arch, Bytes>(buffer, v);
     if (count > 0) std::memcpy(p, buffer, static_cast<size_t>(count) * Bytes);
