@@ -175,8 +175,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     if (attr.oscale) ref.src_scale *= attr.oscale->values[0];
     const double out_scale = ref.src_scale / ref.dst_scale;
-    const std::string problem =
-        problem_text(*in_md, dst_md, axis, alg, false, fwd->impl_name());
+    const std::string problem = absl::StrCat(
+        problem_text(*in_md, dst_md, axis, alg, false, fwd->impl_name()), " attr ",
+        tessera::to_string(attr));
     const absl::Status ran = fwd->execute(args);
     TESSERA_FUZZ_CHECK(dst.guards_intact(), problem);
     if (!ran.ok()) {

@@ -53,6 +53,24 @@ TEST(SoftmaxPostOps, BinaryAndEltwiseChainByHand) {
   }
 }
 
+// clip takes the lower bound, then the upper one (oneDNN's order): with alpha above beta every
+// output is beta, in the library and in the reference.
+TEST(SoftmaxPostOps, ClipWithBoundsCrossedGivesTheUpperBound) {
+  const memory_desc md = plain({2, 2}, data_type::f32);
+  primitive_attr attr;
+  attr.post_ops = {post_op::eltwise(eltwise_alg::clip, 100.f, 1.f)};
+  std::vector<float> x = quarter_rows(2), y(4, -7.f);
+  auto fwd = softmax_forward::create(softmax_alg::softmax, md, md, 1, attr);
+  ASSERT_TRUE(fwd.ok()) << fwd.status();
+  ASSERT_TRUE(fwd->execute({{arg::src, {md, x.data()}}, {arg::dst, {md, y.data()}}}).ok());
+  for (float v : y) EXPECT_EQ(v, 1.f);
+  testing::softmax_reference_attr ref;
+  ref.post_ops = attr.post_ops;
+  for (double v : testing::softmax_forward_reference(softmax_alg::softmax, md, x.data(), 1, ref)) {
+    EXPECT_EQ(v, 1.0);
+  }
+}
+
 // src scale, then the post-ops, then the dst scale: f32 -> u8 with src_scale 64, add 4, dst_scale
 // 0.5 gives (1/4 * 64 + 4) / 0.5 = 40 and (3/4 * 64 + 4) / 0.5 = 104. The dst scale applied before
 // the add would give 36 and 100; the src scale after it, 136 and 200.

@@ -144,7 +144,10 @@ double eltwise_f64(const post_op& op, double x) {
   switch (op.eltwise_algorithm) {
     case eltwise_alg::linear: return a * x + b;
     case eltwise_alg::relu: return x > 0 ? x : a * x;
-    case eltwise_alg::clip: return x < a ? a : (x > b ? b : x);
+    case eltwise_alg::clip: {  // oneDNN's order: the lower bound first, then the upper one
+      const double lower = x > a ? x : a;
+      return lower > b ? b : lower;
+    }
     case eltwise_alg::abs: return x < 0 ? -x : x;
     case eltwise_alg::square: return x * x;
     case eltwise_alg::sqrt: return std::sqrt(x);
