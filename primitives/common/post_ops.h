@@ -100,22 +100,24 @@ std::string verbose_string(const post_ops_list& ops);
 absl::Status check_broadcast(const post_op& op, int index, absl::Span<const dim_t> dst_dims,
                              absl::string_view who);
 
-// The scalar operations, in f32 as oneDNN applies them.
-inline float apply_eltwise(eltwise_alg alg, float alpha, float beta, float x) {
+// The scalar operations as oneDNN applies them, in T (float, or double for the reference).
+template <class T>
+T apply_eltwise(eltwise_alg alg, T alpha, T beta, T x) {
   switch (alg) {
     case eltwise_alg::linear: return alpha * x + beta;
-    case eltwise_alg::relu: return x > 0.f ? x : alpha * x;
+    case eltwise_alg::relu: return x > T(0) ? x : alpha * x;
     case eltwise_alg::clip: return std::fmin(std::fmax(x, alpha), beta);
     case eltwise_alg::abs: return std::fabs(x);
     case eltwise_alg::square: return x * x;
     case eltwise_alg::sqrt: return std::sqrt(x);
     case eltwise_alg::exp: return std::exp(x);
     case eltwise_alg::tanh: return std::tanh(x);
-    case eltwise_alg::logistic: return 1.f / (1.f + std::exp(-x));
+    case eltwise_alg::logistic: return T(1) / (T(1) + std::exp(-x));
   }
   return x;
 }
-inline float apply_binary(binary_alg alg, float a, float b) {
+template <class T>
+T apply_binary(binary_alg alg, T a, T b) {
   switch (alg) {
     case binary_alg::add: return a + b;
     case binary_alg::sub: return a - b;
@@ -123,12 +125,12 @@ inline float apply_binary(binary_alg alg, float a, float b) {
     case binary_alg::div: return a / b;
     case binary_alg::max: return std::fmax(a, b);
     case binary_alg::min: return std::fmin(a, b);
-    case binary_alg::ge: return a >= b ? 1.f : 0.f;
-    case binary_alg::gt: return a > b ? 1.f : 0.f;
-    case binary_alg::le: return a <= b ? 1.f : 0.f;
-    case binary_alg::lt: return a < b ? 1.f : 0.f;
-    case binary_alg::eq: return a == b ? 1.f : 0.f;
-    case binary_alg::ne: return a != b ? 1.f : 0.f;
+    case binary_alg::ge: return a >= b ? T(1) : T(0);
+    case binary_alg::gt: return a > b ? T(1) : T(0);
+    case binary_alg::le: return a <= b ? T(1) : T(0);
+    case binary_alg::lt: return a < b ? T(1) : T(0);
+    case binary_alg::eq: return a == b ? T(1) : T(0);
+    case binary_alg::ne: return a != b ? T(1) : T(0);
   }
   return a;
 }

@@ -39,39 +39,6 @@ void store(const memory_desc& md, void* base, dim_t off, double value) {
   });
 }
 
-double apply_eltwise_f64(const post_op& op, double x) {
-  switch (op.eltwise_algorithm) {
-    case eltwise_alg::linear: return op.alpha * x + op.beta;
-    case eltwise_alg::relu: return x > 0 ? x : op.alpha * x;
-    case eltwise_alg::clip: return std::fmin(std::fmax(x, op.alpha), op.beta);
-    case eltwise_alg::abs: return std::fabs(x);
-    case eltwise_alg::square: return x * x;
-    case eltwise_alg::sqrt: return std::sqrt(x);
-    case eltwise_alg::exp: return std::exp(x);
-    case eltwise_alg::tanh: return std::tanh(x);
-    case eltwise_alg::logistic: return 1 / (1 + std::exp(-x));
-  }
-  return x;
-}
-
-double apply_binary_f64(binary_alg alg, double a, double b) {
-  switch (alg) {
-    case binary_alg::add: return a + b;
-    case binary_alg::sub: return a - b;
-    case binary_alg::mul: return a * b;
-    case binary_alg::div: return a / b;
-    case binary_alg::max: return std::fmax(a, b);
-    case binary_alg::min: return std::fmin(a, b);
-    case binary_alg::ge: return a >= b;
-    case binary_alg::gt: return a > b;
-    case binary_alg::le: return a <= b;
-    case binary_alg::lt: return a < b;
-    case binary_alg::eq: return a == b;
-    case binary_alg::ne: return a != b;
-  }
-  return a;
-}
-
 // The logical index of row `row` (axis entry left at 0).
 void row_index(const problem& prob, dim_t row, std::array<dim_t, kMaxRank>& idx) {
   const auto dims = prob.in0.dims();
@@ -93,14 +60,14 @@ double apply_post_ops(const problem& prob, const ref_buffers& buf,
   for (size_t i = 0; i < prob.attr.post_ops.size(); ++i) {
     const post_op& op = prob.attr.post_ops[i];
     if (op.kind == post_op_kind::eltwise) {
-      y = apply_eltwise_f64(op, y);
+      y = apply_eltwise<double>(op.eltwise_algorithm, op.alpha, op.beta, y);
       continue;
     }
     std::array<dim_t, kMaxRank> at{};
     for (int d = 0; d < rank; ++d) at[d] = op.src1.dims()[d] == 1 ? 0 : idx[d];
     const double b = load(op.src1, buf.post_op_src1[i],
                           op.src1.offset({at.data(), static_cast<size_t>(rank)}));
-    y = apply_binary_f64(op.binary_algorithm, y, b);
+    y = apply_binary<double>(op.binary_algorithm, y, b);
   }
   return y;
 }
