@@ -26,6 +26,11 @@ using tessera::reliability::byte_reader;
 
 void check_layout(const memory_desc& md, const char* how) {
   if (md.kind() != tessera::format_kind::blocked) return;
+  if (md.has_runtime_dims_or_strides()) {  // a pattern: no size until execution
+    TESSERA_FUZZ_CHECK(md.size_bytes() == tessera::kRuntimeDim,
+                       absl::StrCat(how, ": a run-time pattern with a size"));
+    return;
+  }
   const int64_t bytes = md.size_bytes();
   TESSERA_FUZZ_CHECK(bytes >= 0, absl::StrCat(how, ": negative size"));
   const int64_t elem_bytes = tessera::bits_of(md.dt()) / 8;
