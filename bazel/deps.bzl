@@ -14,6 +14,7 @@ skipped when the caller declared one of that name before (for example Abseil fro
   @xsimd//:xsimd                               libxsimd-dev (header only)
   @onetbb//:tbb                                libtbb-dev
   @onednn//:dnnl                               libdnnl-dev: tests and benchmarks only, never the library
+  @aten//:aten                                 libtorch-dev when installed: benchmarks only
 and local stand-ins for @rules_cc, @rules_java and @remote_coverage_tools, which Bazel 4.2.3's
 built-in WORKSPACE suffix would otherwise download.
 
@@ -22,7 +23,7 @@ the host's, or aarch64-linux-gnu's under --config=aarch64 (bazel/multiarch.bzl).
 """
 
 load("//bazel:debian_abseil.bzl", "debian_abseil")
-load("//bazel:multiarch.bzl", "MULTIARCH_CONFIG_SETTINGS", "multiarch_linkopts")
+load("//bazel:multiarch.bzl", "MULTIARCH_CONFIG_SETTINGS", "multiarch_lib_dir", "multiarch_linkopts")
 
 # --- Stand-ins for rule sets Bazel 4 wants to download --------------------------------------
 # Debian's bazel-rules-cc needs Bazel >= 5, so the stand-ins forward to Bazel 4's native rules.
@@ -93,6 +94,42 @@ _debian_cc_library = repository_rule(
     local = True,
 )
 
+# --- ATen, an optional benchmark peer ----------------------------------------------------------
+# @aten//:aten is Debian's libtorch-dev (PyTorch's C++ library) with TESSERA_HAVE_ATEN=1 when it is
+# installed for the target, and an empty library without the define otherwise (an aarch64 build,
+# a machine without it): the benches then register no ATen rows. Never a dependency of the library.
+
+_ATEN_HEADERS = ["ATen", "c10", "caffe2", "torch"]
+
+def _optional_aten_impl(rctx):
+    libdir = multiarch_lib_dir(rctx, rctx.attr.multiarch)
+    have = (rctx.path("/usr/include/ATen/ATen.h").exists and
+            rctx.path(libdir + "/libtorch_cpu.so").exists)
+    if have:
+        for path in _ATEN_HEADERS:
+            rctx.symlink("/usr/include/" + path, "include/" + path)
+    host = ["TESSERA_HAVE_ATEN=1"] if have else []
+    rctx.file("BUILD", """package(default_visibility = ["//visibility:public"])
+{settings}
+cc_library(
+    name = "aten",
+    hdrs = glob(["include/**/*.h"]),
+    includes = ["include"],
+    defines = select({{":target_aarch64": [], "//conditions:default": {defines}}}),
+    linkopts = select({{":target_aarch64": [], "//conditions:default": {linkopts}}}),
+)
+""".format(
+        settings = MULTIARCH_CONFIG_SETTINGS,
+        defines = repr(host),
+        linkopts = repr(["-L" + libdir, "-ltorch_cpu", "-lc10"] if have else []),
+    ))
+
+_optional_aten = repository_rule(
+    implementation = _optional_aten_impl,
+    attrs = {"multiarch": attr.string()},
+    local = True,
+)
+
 def _declare(name, rule, **kwargs):
     if not native.existing_rule(name):
         rule(name = name, **kwargs)
@@ -151,3 +188,4 @@ cc_library(name = "benchmark_main", linkopts = ["-lbenchmark_main"], deps = [":b
              headers = ["oneapi/dnnl", "dnnl.h", "dnnl.hpp", "dnnl_config.h", "dnnl_debug.h",
                         "dnnl_types.h", "dnnl_version.h"],
              libs = ["dnnl"])
+    _declare("aten", _optional_aten, multiarch = multiarch)

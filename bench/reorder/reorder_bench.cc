@@ -1,9 +1,10 @@
-// Reorder: Tessera vs oneDNN 2.6.3 vs memcpy, side by side in one run.
+// Reorder: Tessera vs oneDNN 2.6.3 vs ATen vs memcpy, side by side in one run.
 //
 //   bazel run -c opt //bench/reorder:reorder_bench -- --benchmark_repetitions=5 \
 //       --benchmark_report_aggregates_only=true
 //
-// Each case runs as tessera/onednn/memcpy x threads {1, 2} x cache {warm, cold}. Cold rotates
+// Each case runs as tessera/onednn/aten/memcpy x threads {1, 2} x cache {warm, cold}; aten rows
+// exist where ATen computes the same values (bench/aten_peer.h) and libtorch-dev is installed. Cold rotates
 // over enough (src, dst) buffer sets to touch >= 256 MiB between two uses of one set. Counter
 // "bytes_per_second" counts src bytes read + dst bytes written (+ dst read for the sum post-op);
 // memcpy copies max(src, dst) bytes and counts 2x that. Cases ending in "_rt" create the reorder
@@ -19,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/aten_peer.h"
 #include "bench/bench_buffer.h"
 #include "benchmark/benchmark.h"
 #include "oneapi/dnnl/dnnl.hpp"
@@ -64,6 +66,10 @@ const std::vector<bench_case>& cases() {
       {"f32_ab_ba_4096", {4096, 4096}, data_type::f32, data_type::f32, "ab", "ba"},
       {"f32_abcd_sum1", {32, 64, 56, 56}, data_type::f32, data_type::f32, "abcd", "abcd", 0, 1.f},
       {"f32_bf16_140x3851", {140, 3851}, data_type::f32, data_type::bf16, "ab", "ab"},
+      // A mid-sized transpose, a plain copy in transposing clothes (C = 1) and a plain copy.
+      {"f32_ab_ba_140x3851", {140, 3851}, data_type::f32, data_type::f32, "ab", "ba"},
+      {"f32_nchw_nhwc_10x1x390x590", {10, 1, 390, 590}, data_type::f32, data_type::f32, "nchw", "nhwc"},
+      {"f32_abcd_copy", {32, 64, 56, 56}, data_type::f32, data_type::f32, "abcd", "abcd"},
       {"f32_nchw_nChw16c_odd", {10, 1, 390, 590}, data_type::f32, data_type::f32, "nchw", "nChw16c"},
       {"f32_tiny_2x16x3x4", {2, 16, 3, 4}, data_type::f32, data_type::f32, "nchw", "nhwc"},
       {"f32_tiny_2x16x3x4_rt", {2, 16, 3, 4}, data_type::f32, data_type::f32, "nchw", "nhwc", 0, 0, 0, 0xF},
@@ -141,13 +147,23 @@ void set_onednn_threads(int n) {
   if (set) set(n);
 }
 
-enum class impl { tessera, onednn, memcpy };
+enum class impl { tessera, onednn, aten, memcpy };
+
+// The ATen equivalent of a case, when there is one (no scales, fixed dims, plain layouts).
+absl::Status aten_expresses(const bench_case& c) {
+  if (c.oscale != 0 || c.runtime_mask != 0) {
+    return absl::UnimplementedError("scales and run-time dims have no ATen equivalent");
+  }
+  return bench::aten_reorder_expresses(*make_memory_desc(c.dims, c.sdt, c.stag),
+                                       *make_memory_desc(c.dims, c.ddt, c.dtag), c.beta);
+}
 
 void run(benchmark::State& state, const bench_case& c, impl which, int threads, bool cold) {
   buffers& b = buffers_for(c, cold);
   const int sets = cold ? static_cast<int>(b.cold_sets) : 1;
   scoped_num_threads tessera_threads(threads);
   set_onednn_threads(threads);
+  bench::set_aten_threads(threads);
   const primitive_attr attr = attr_of(c);
   int64_t bytes = b.src_bytes + b.dst_bytes + (c.beta != 0 ? b.dst_bytes : 0);
   int k = 0;
@@ -191,6 +207,22 @@ void run(benchmark::State& state, const bench_case& c, impl which, int threads, 
       strm.wait();
       k = (k + 1) % sets;
     }
+  } else if (which == impl::aten) {
+    std::vector<void*> srcs, dsts;
+    for (int i = 0; i < sets; ++i) {
+      srcs.push_back(b.srcs[i]->data());
+      dsts.push_back(b.dsts[i]->data());
+    }
+    auto call = bench::make_aten_reorder(b.src, b.dst, c.beta, srcs, dsts);
+    if (!call.ok()) {
+      state.SkipWithError(std::string(call.status().message()).c_str());
+      return;
+    }
+    state.SetLabel(bench::aten_label());
+    for (auto _ : state) {
+      (*call)->run(k);
+      k = (k + 1) % sets;
+    }
   } else {
     const int64_t n = std::max(b.src_bytes, b.dst_bytes);
     bytes = 2 * n;
@@ -211,8 +243,10 @@ int register_all() {
       for (int threads : {1, 2}) {
         for (auto [which, name] : {std::pair{impl::tessera, "tessera"},
                                    std::pair{impl::onednn, "onednn"},
+                                   std::pair{impl::aten, "aten"},
                                    std::pair{impl::memcpy, "memcpy"}}) {
           if (c.runtime_mask != 0 && which != impl::tessera) continue;
+          if (which == impl::aten && !aten_expresses(c).ok()) continue;
           std::string full = std::string(c.name) + "/" + name + "/threads:" +
                              std::to_string(threads) + (cold ? "/cold" : "/warm");
           benchmark::RegisterBenchmark(full.c_str(), [&c, which = which, threads, cold](

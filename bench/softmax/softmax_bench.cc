@@ -1,8 +1,10 @@
-// Softmax: Tessera vs oneDNN 2.6.3 vs memcpy of the same bytes, 1 and 2 threads, hot and cold
+// Softmax: Tessera vs oneDNN 2.6.3 vs ATen vs memcpy of the same bytes, 1 and 2 threads, hot and cold
 // cache, on the problems listed in problems(). Run with -c opt:
 //   bazel run -c opt //bench/softmax:softmax_bench -- --benchmark_filter=...
 // Names: <problem>/<impl>/threads:<n>/<hot|cold>. Times are per execution (manual timing around
-// the call only); cold runs first read a 64 MB buffer so no operand is in any cache.
+// the call only); cold runs first read a 64 MB buffer so no operand is in any cache. impl "aten"
+// (PyTorch's kernels, where libtorch-dev is installed) runs the problems ATen expresses: plain
+// layouts, f32 and bf16 (bench/aten_peer.h).
 //
 // impl "exp" (forward f32 problems whose axis is dense) is a floor, not a softmax: the cheapest
 // exp the library has on this machine's ISA (exp_floor), applied once to every element from src
@@ -21,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/aten_peer.h"
 #include "bench/bench_buffer.h"
 #include "benchmark/benchmark.h"
 #include "tessera/primitives/runtime/threads.h"
@@ -295,12 +298,14 @@ void run_bench(benchmark::State& state, const problem& p, const std::string& imp
   }
   scoped_num_threads scope(threads);
   onednn_peer::set_num_threads(threads);
+  bench::set_aten_threads(threads);
 
   std::function<void()> call;
   std::unique_ptr<softmax_forward> fwd;
   std::unique_ptr<softmax_backward> bwd;
   std::unique_ptr<onednn_peer> peer;
   std::unique_ptr<exp_floor> floor;
+  std::unique_ptr<bench::aten_call> aten;
   if (impl == "exp") {
     const dim_t len = p.dims[p.axis];
     floor = std::make_unique<exp_floor>(reinterpret_cast<const float*>(buf.in0.data()),
@@ -333,6 +338,16 @@ void run_bench(benchmark::State& state, const problem& p, const std::string& imp
     peer = std::make_unique<onednn_peer>(*std::move(made));
     state.SetLabel(peer->impl);
     call = [&] { peer->execute(); };
+  } else if (impl == "aten") {
+    auto made = bench::make_aten_softmax(md, p.alg, p.axis, p.backward, buf.in0.data(),
+                                         buf.in1.data(), buf.out.data());
+    if (!made.ok()) {
+      state.SkipWithError(std::string(made.status().message()).c_str());
+      return;
+    }
+    aten = *std::move(made);
+    state.SetLabel(bench::aten_label());
+    call = [&] { aten->run(0); };
   } else {
     // memcpy of one tensor, split over the same threads.
     call = [&] {
@@ -356,8 +371,9 @@ void run_bench(benchmark::State& state, const problem& p, const std::string& imp
 
 const bool registered = [] {
   for (const problem& p : problems()) {
-    for (const char* impl : {"tessera", "onednn", "memcpy", "exp"}) {
+    for (const char* impl : {"tessera", "onednn", "aten", "memcpy", "exp"}) {
       if (impl == std::string("exp") && !has_exp_floor(p, make_md(p))) continue;
+      if (impl == std::string("aten") && !bench::aten_softmax_expresses(make_md(p)).ok()) continue;
       for (int threads : {1, 2}) {
         for (bool cold : {false, true}) {
           const std::string name = p.name + "/" + impl + "/threads:" + std::to_string(threads) +
