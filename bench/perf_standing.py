@@ -15,7 +15,9 @@ model; a new class gets a new section at the end), replacing only that machine's
 section states the machine, the command, the noise bound (how far one round's median of a
 Tessera row strays from the median over the rounds) and one table per primitive:
   x oneDNN = oneDNN time / Tessera time (> 1: Tessera faster);
-  BW = Tessera's bytes per second / the same-run memcpy's, over the same bytes.
+  x ATen = ATen time / Tessera time, where the bench has an ATen row (bench/aten_peer.h);
+  BW = Tessera's bytes per second / the same-run memcpy's, over the same bytes;
+and lists the rows where Tessera is behind the faster peer by more than the noise bound.
 """
 import argparse
 import collections
@@ -121,26 +123,31 @@ def noise_bound(results):
     return spreads[int(0.9 * (len(spreads) - 1))]
 
 
-def table(rounds, labels, rates):
-    """One Markdown table: a row per (problem, threads), the cache modes side by side."""
+def table(rounds, labels, rates, noise):
+    """One Markdown table: a row per (problem, threads), the cache modes side by side; then the
+    rows where the faster peer's time is below Tessera's by more than `noise`, and the kernels."""
     modes = sorted({mode for (_, _, _, mode) in rounds}, key=lambda m: (m != "cold", m))
     rows = sorted({(p, t) for (p, impl, t, _) in rounds if impl == "tessera"},
                   key=lambda pt: (list(k[0] for k in rounds).index(pt[0]), pt[1]))
     head = ["problem", "thr"]
     for m in modes:
-        head += [f"{m} µs", "x oneDNN", "BW"]
-    lines = ["| " + " | ".join(head) + " |", "|---|---:|" + "---:|---:|---:|" * len(modes)]
-    kernels = {}
+        head += [f"{m} µs", "x oneDNN", "x ATen", "BW"]
+    lines = ["| " + " | ".join(head) + " |", "|---|---:|" + "---:|---:|---:|---:|" * len(modes)]
+    kernels, behind = {}, []
     for problem, threads in rows:
         cells = [problem, str(threads)]
         for m in modes:
             med = {}
-            for impl in ("tessera", "onednn", "memcpy"):
+            for impl in ("tessera", "onednn", "aten", "memcpy"):
                 if (problem, impl, threads, m) in rounds:
                     med[impl] = statistics.median(rounds[(problem, impl, threads, m)])
             t = med.get("tessera")
             cells.append(f"{t:.1f}" if t else "—")
-            cells.append(f"{med['onednn'] / t:.2f}" if t and "onednn" in med else "—")
+            for peer in ("onednn", "aten"):
+                cells.append(f"{med[peer] / t:.2f}" if t and peer in med else "—")
+            peers = [med[p] for p in ("onednn", "aten") if p in med]
+            if t and peers and min(peers) / t < 1 - (noise or 0):
+                behind.append(f"{problem} {threads} thr {m} ({min(peers) / t:.2f})")
             ours, copy = rates.get((problem, "tessera", threads, m)), rates.get(
                 (problem, "memcpy", threads, m))
             cells.append(f"{statistics.median(ours) / statistics.median(copy):.2f}"
@@ -152,6 +159,11 @@ def table(rounds, labels, rates):
     by_kernel = collections.defaultdict(list)
     for problem, label in kernels.items():
         by_kernel[label].append(problem)
+    lines.append("")
+    bound = f"{100 * noise:.0f} %" if noise is not None else "0 % (one round)"
+    lines += textwrap.wrap(
+        f"Behind the faster peer by more than the noise bound ({bound}): " +
+        (", ".join(behind) if behind else "none") + ".", width=100)
     lines.append("")
     lines.append("Tessera's kernels:")
     for label, problems in sorted(by_kernel.items()):
@@ -170,7 +182,7 @@ def section(key, title, line, command, args, results):
     out += ["```sh", command, "```", ""] + textwrap.wrap(noise_note, width=100) + [""]
     for prim in BENCHES:
         if prim in results:
-            out += [f"#### {prim}", ""] + table(*results[prim]) + [""]
+            out += [f"#### {prim}", ""] + table(*results[prim], noise) + [""]
     out.append(f"<!-- /standing:{key} -->")
     return "\n".join(out)
 
