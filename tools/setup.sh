@@ -5,6 +5,8 @@
 #   tools/setup.sh            # the host build
 #   tools/setup.sh --aarch64  # also the cross build: Debian's arm64 libraries (multiarch),
 #                             # the aarch64 binutils and qemu-aarch64 (bazel --config=aarch64)
+#   tools/setup.sh --peers    # also PyTorch's C++ library, the benches' ATen rows
+#                             # (bench/aten_peer.h); about 1 GB with its dependencies
 set -euo pipefail
 
 PACKAGES=(
@@ -25,11 +27,17 @@ AARCH64_PACKAGES=(
   libdnnl2:arm64
 )
 
+# ATen, a peer in the benches only: Debian's libtorch-dev (PyTorch 1.13).
+PEER_PACKAGES=(libtorch-dev)
+
 aarch64=0
+peers=0
 for arg in "$@"; do
   case "$arg" in
     --aarch64) aarch64=1 ;;
-    *) echo "tools/setup.sh: unknown argument \"$arg\" (expected --aarch64)" >&2; exit 2 ;;
+    --peers) peers=1 ;;
+    *) echo "tools/setup.sh: unknown argument \"$arg\" (expected --aarch64 or --peers)" >&2
+       exit 2 ;;
   esac
 done
 
@@ -44,6 +52,7 @@ if [ "$aarch64" -eq 1 ]; then
   fi
   wanted+=("${AARCH64_PACKAGES[@]}")
 fi
+[ "$peers" -eq 1 ] && wanted+=("${PEER_PACKAGES[@]}")
 
 missing=()
 for p in "${wanted[@]}"; do
