@@ -23,7 +23,8 @@ version=$(pkg-config --modversion tessera)
 echo "pkg-config: $flags (version $version)"
 
 "$cc" -std=c11 -Wall -Wextra -pedantic -Werror "$@" "$example" -o "$work/consumer" $flags
-out=$(LD_LIBRARY_PATH=$prefix/lib "$work/consumer")
+# TESSERA_RUN_AARCH64 (bazel/aarch64/qemu_run.sh, --config=aarch64): the emulator to run it.
+out=$(LD_LIBRARY_PATH=$prefix/lib ${TESSERA_RUN_AARCH64:-} "$work/consumer")
 echo "consumer: $out"
 expected="$version 1 4 2 5 3 6"
 if [[ "$out" != "$expected" ]]; then

@@ -6,6 +6,8 @@
 # cannot express gets a "oneDNN not run" note.
 # With TESSERA_PRINT_ERRORS=1 each passing case also prints "ROW<TAB>args<TAB>output line": that
 # is what reliability/print_error_table.py turns into the driver table of docs/errors.md.
+# Under --config=aarch64, TESSERA_RUN_AARCH64 (bazel/aarch64/qemu_run.sh) is the emulator the
+# driver runs under.
 set -u
 bench="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"  # absolute: cases run in a scratch dir
 tmp="${TEST_TMPDIR:-$(mktemp -d)}"
@@ -14,7 +16,7 @@ failed=0
 run_case() {  # run_case <want exit: any|nonzero> "<substring>" args...
   local want_rc="$1" want="$2"; shift 2
   local out rc line
-  out="$(cd "$tmp" && "$bench" "$@" 2>&1)"
+  out="$(cd "$tmp" && ${TESSERA_RUN_AARCH64:-} "$bench" "$@" 2>&1)"
   rc=$?
   if [ $rc -gt 128 ]; then echo "CRASH ($rc): $*"; failed=1; return; fi
   if [ "$want_rc" = nonzero ] && [ $rc -eq 0 ]; then
@@ -35,7 +37,7 @@ expect_exit() { run_case nonzero "$@"; }  # the whole run stops with a non-zero 
 expect_ok() {  # expect_ok "<substring>" args...: exit 0 and the substring, no problem run
   local want="$1"; shift
   local out rc
-  out="$(cd "$tmp" && "$bench" "$@" 2>&1)"
+  out="$(cd "$tmp" && ${TESSERA_RUN_AARCH64:-} "$bench" "$@" 2>&1)"
   rc=$?
   if [ $rc -ne 0 ] || [[ "$out" != *"$want"* ]] || [[ "$out" == *" passed, "* ]]; then
     echo "FAIL: tessera_bench $* -- exit $rc, wanted exit 0 with '$want' and no run:"

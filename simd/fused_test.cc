@@ -1,9 +1,12 @@
 // fused_fma and fused_fnma on every ISA the machine has: one rounding (std::fma) on avx2,
 // avx512bw and neon64, a product then a sum (two roundings) on sse4_2, for inputs where the two differ.
+// And divide: the scalar division's result, bit for bit, on every ISA.
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -70,6 +73,53 @@ void expect_roundings(const fused_kernels& k, Kernel kernel) {
     differ += std::fma(a[i], b[i], c[i]) != product + c[i];
   }
   EXPECT_GT(differ, n / 4) << "inputs that tell one rounding from two";
+}
+
+template <class Arch>
+std::pair<std::string, void (*)(const float*, const float*, float*, int64_t)> divide_of(
+    const char* name) {
+  return {name, &internal::divide_f32_kernel<Arch>};
+}
+
+TEST(Divide, F32EqualsScalarDivisionOnEveryIsa) {
+#if defined(__aarch64__)
+  const std::vector kernels = {divide_of<xsimd::neon64>("neon64")};
+#else
+  std::vector kernels = {divide_of<xsimd::sse4_2>("sse4_2")};
+  if (detected_isa() >= isa::avx2) kernels.push_back(divide_of<xsimd::avx2>("avx2"));
+  if (detected_isa() >= isa::avx512bw) kernels.push_back(divide_of<xsimd::avx512bw>("avx512bw"));
+#endif
+  // Random quotients, a reorder's x / dst_scale (the case that showed a reciprocal's ulp), and
+  // denormal, huge and special operands.
+  std::mt19937 gen(7);
+  std::uniform_real_distribution<float> dist(-1000, 1000);
+  const int n = 4096;
+  std::vector<float> a(n), b(n);
+  for (int i = 0; i < n; ++i) {
+    a[i] = dist(gen);
+    b[i] = dist(gen);
+  }
+  const float specials[] = {0.9f, 3.f, 0.1f, 1e-40f, -1e-42f, 3e38f, -0.f, 0.f,
+                            INFINITY, -INFINITY, NAN, 7.f, 1.f / 3, 1e-20f, 255.f, 0.5f};
+  for (int i = 0; i < 16; ++i) {
+    for (int j = 0; j < 16; ++j) {
+      a[256 * i + 16 + j] = specials[i];
+      b[256 * i + 16 + j] = specials[j];
+    }
+  }
+  for (const auto& [name, kernel] : kernels) {
+    std::vector<float> out(n);
+    kernel(a.data(), b.data(), out.data(), n);
+    for (int i = 0; i < n; ++i) {
+      const float want = a[i] / b[i];
+      if (std::isnan(want)) {
+        EXPECT_TRUE(std::isnan(out[i])) << name << " " << a[i] << " / " << b[i];
+      } else {
+        ASSERT_EQ(std::bit_cast<uint32_t>(out[i]), std::bit_cast<uint32_t>(want))
+            << name << " " << a[i] << " / " << b[i] << " gave " << out[i] << " want " << want;
+      }
+    }
+  }
 }
 
 TEST(Fused, F32RoundingsOnEveryIsa) {

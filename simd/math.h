@@ -50,6 +50,21 @@ xsimd::batch<T, Arch> fused_fma(xsimd::batch<T, Arch> a, xsimd::batch<T, Arch> b
   return xsimd::fma(a, b, c);
 }
 
+// a / b correctly rounded on every arch, as the scalar division. xsimd 8.1's f32 division on
+// neon64 is NEON's reciprocal estimate refined by two Newton steps (off by an ulp at times);
+// neon64 divides with FDIV here. Elsewhere xsimd's division (divps).
+//
+//   auto q = tessera::simd::divide(x, dst_scale);
+template <class T, class Arch>
+xsimd::batch<T, Arch> divide(xsimd::batch<T, Arch> a, xsimd::batch<T, Arch> b) {
+#if defined(__aarch64__)
+  if constexpr (std::is_base_of_v<xsimd::neon64, Arch> && std::is_same_v<T, float>) {
+    return vdivq_f32(a, b);
+  }
+#endif
+  return a / b;
+}
+
 // c - a * b rounded once wherever the arch has FMA (vfnmadd; neon64: FMLS); as fused_fma,
 // sse4_2 computes c - a * b with two roundings (xsimd::fnma).
 //

@@ -240,8 +240,8 @@ template <class Arch>
 }
 
 // Four rows r[0..3]; each 128-bit block's 4 x 4 tile transposed: lane 4b + k of r[j] becomes
-// lane 4b + j of r[k] (two unpacks and two shuffles per pair of registers; neon64: its one
-// block, as transpose_square).
+// lane 4b + j of r[k] (avx2: two unpacks and two shuffles per pair of registers). A neon64
+// register is one block: there this is transpose_square.
 template <class Arch>
 [[gnu::always_inline]] inline void transpose_4x4_blocks(xsimd::batch<float, Arch>* r) {
 #if defined(__AVX__)
@@ -258,14 +258,10 @@ template <class Arch>
     return;
   }
 #endif
-#if defined(__aarch64__)
   if constexpr (isa_of<Arch> == isa::neon64) {
-    float32x4_t x[4] = {r[0], r[1], r[2], r[3]};
-    internal::transpose_4x4_f32_neon(x);
-    for (int i = 0; i < 4; ++i) r[i] = x[i];
+    transpose_square(r);  // The register is one 128-bit block.
     return;
   }
-#endif
   portable::transpose_4x4_blocks(r);
 }
 

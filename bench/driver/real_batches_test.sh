@@ -14,7 +14,8 @@
 # The batches are read from $TESSERA_BENCHDNN_INPUTS, else from ../shared/benchdnn/inputs next to
 # the repository root (found by following this script's source file out of the runfiles; the
 # target is tagged no-sandbox so that the path is reachable). They are never copied into the
-# repository.
+# repository. Under --config=aarch64, TESSERA_RUN_AARCH64 (bazel/aarch64/qemu_run.sh) is the
+# emulator the driver runs under.
 set -uo pipefail
 
 if (( $# < 3 )); then
@@ -66,7 +67,7 @@ for spec in "$@"; do
   log="$logs/${driver}_${batch}.log"
   start=$SECONDS
   status=0
-  "$bench" --mode=C "--$driver" "--batch=$file" > "$log" 2>&1 || status=$?
+  ${TESSERA_RUN_AARCH64:-} "$bench" --mode=C "--$driver" "--batch=$file" > "$log" 2>&1 || status=$?
   took=$((SECONDS - start))
 
   last="$(tail -n 1 "$log")"

@@ -30,6 +30,7 @@
 #include "oneapi/dnnl/dnnl.hpp"
 #include "tessera/primitives/softmax/softmax.h"
 #include "tessera/primitives/softmax/internal/exp_kernels.h"
+#include "tessera/simd/arch.h"
 #include "tessera/simd/isa.h"
 #include "tessera/testing/onednn.h"
 #include "xsimd/xsimd.hpp"
@@ -161,7 +162,8 @@ struct onednn_peer {
 // The "exp" impl: exp(x - max) of every element of rows of `len` contiguous f32, by the exp the
 // softmax kernels take on max_isa() where a row's range allows it (avx512bw exp_minus_f32, avx2
 // exp_minus_nearby_f32), else exp_nonpositive_f32 of x - max (computed before timing, into
-// `shifted`). Rows' ranges are found before timing too: only the exps are timed.
+// `shifted`; sse4_2's, or neon64's on aarch64). Rows' ranges are found before timing too: only
+// the exps are timed.
 class exp_floor {
  public:
   exp_floor(const float* src, float* dst, dim_t rows, dim_t len)
@@ -179,6 +181,7 @@ class exp_floor {
   std::string name() const {
     double shift, to_c;
     switch (simd::max_isa()) {
+#if defined(__x86_64__)
       case simd::isa::avx512bw:
         return softmax_internal::exp_minus_kernel<xsimd::avx512bw>(src_, dst_, 0, max_[0], min_[0])
                    ? "avx512bw:exp_minus_f32"
@@ -188,8 +191,9 @@ class exp_floor {
                                                                     min_[0], &shift, &to_c)
                    ? "avx2:exp_minus_nearby_f32"
                    : "avx2:exp_nonpositive_f32";
+#endif
       default:
-        return "sse4_2:exp_nonpositive_f32";
+        return std::string(simd::name_of(simd::isa_of<floor_arch>)) + ":exp_nonpositive_f32";
     }
   }
 
@@ -206,25 +210,36 @@ class exp_floor {
     float* y = dst_ + r * len_;
     double shift, to_c;
     bool done = false;
+#if defined(__x86_64__)
     if (target == simd::isa::avx512bw) {
       done = softmax_internal::exp_minus_kernel<xsimd::avx512bw>(x, y, len_, max_[r], min_[r]);
     } else if (target == simd::isa::avx2) {
       done = softmax_internal::exp_minus_nearby_kernel<xsimd::avx2>(x, y, len_, max_[r], min_[r],
                                                                   &shift, &to_c);
     }
+#endif
     if (done) return;
     const float* d = shifted_.data() + r * len_;
     switch (target) {
+#if defined(__x86_64__)
       case simd::isa::avx512bw:
         softmax_internal::exp_nonpositive_kernel<xsimd::avx512bw>(d, y, len_);
         break;
       case simd::isa::avx2:
         softmax_internal::exp_nonpositive_kernel<xsimd::avx2>(d, y, len_);
         break;
+#endif
       default:
-        softmax_internal::exp_nonpositive_kernel<xsimd::sse4_2>(d, y, len_);
+        softmax_internal::exp_nonpositive_kernel<floor_arch>(d, y, len_);
     }
   }
+
+  // The architecture's floor ISA: the one every CPU of the build's architecture has.
+#if defined(__aarch64__)
+  using floor_arch = xsimd::neon64;
+#else
+  using floor_arch = xsimd::sse4_2;
+#endif
 
   const float* src_;
   float* dst_;

@@ -16,6 +16,7 @@
 #include "tessera/primitives/reorder/reorder.h"
 #include "tessera/primitives/runtime/verbose.h"
 #include "tessera/primitives/softmax/softmax.h"
+#include "tessera/simd/isa.h"
 
 namespace tessera {
 namespace {
@@ -30,6 +31,13 @@ memory_desc md(std::vector<dim_t> dims, data_type dt, const char* tag) {
   auto m = make_memory_desc(dims, dt, tag);
   EXPECT_TRUE(m.ok()) << m.status();
   return *m;
+}
+
+// The build's ISAs as regex alternatives: "sse4_2|avx2|avx512bw" on x86-64, "neon64" on aarch64.
+std::string build_isa_names() {
+  std::vector<std::string> names;
+  for (simd::isa i : simd::kAllIsas) names.emplace_back(simd::name_of(i));
+  return absl::StrJoin(names, "|");
 }
 
 // What a primitive line holds once split on commas.
@@ -62,7 +70,7 @@ parsed_line parse(const std::string& line) {
   p.attrs = f[i++];
   p.aux = f[i++];
   p.problem = f[i++];
-  static const std::regex kImpl("(xsimd:(sse4_2|avx2|avx512bw)|native:any|ref:any):[a-z0-9_]+");
+  static const std::regex kImpl("(xsimd:(" + build_isa_names() + ")|native:any|ref:any):[a-z0-9_]+");
   EXPECT_TRUE(std::regex_match(p.impl, kImpl)) << p.impl;
   // <arg>:<dt>:<properties>:<format kind>:<tag>:<strides>:<flags>
   static const std::regex kMd(

@@ -113,6 +113,13 @@ TEST(Verbose, AttributesInOnednnSyntax) {
   EXPECT_EQ(verbose_attr_string(d), "attr-oscale:2");
 }
 
+// The architecture the ISA line names after the ISA.
+#if defined(__aarch64__)
+constexpr const char* kArchitecture = "aarch64";
+#else
+constexpr const char* kArchitecture = "x86-64";
+#endif
+
 TEST(Verbose, HeaderNamesVersionRuntimeIsaAndTemplate) {
   const std::vector<std::string> header = verbose_header_lines();
   ASSERT_THAT(header, SizeIs(kHeaderLines));
@@ -120,7 +127,8 @@ TEST(Verbose, HeaderNamesVersionRuntimeIsaAndTemplate) {
   EXPECT_EQ(header[1], "onednn_verbose,v1,info,cpu,runtime:tessera_pool,nthr:" +
                            std::to_string(num_threads()));
   EXPECT_THAT(header[2], StartsWith("onednn_verbose,v1,info,cpu,isa:" +
-                                    std::string(simd::name_of(simd::max_isa())) + " x86-64 "));
+                                    std::string(simd::name_of(simd::max_isa())) + " " +
+                                    kArchitecture + " "));
   EXPECT_THAT(fields_of(header[2]), SizeIs(5));
   EXPECT_EQ(header[3], "onednn_verbose,v1,info,gpu,runtime:none");
   EXPECT_EQ(header[4],

@@ -26,6 +26,14 @@ void widen_narrow_kernel(const float* src, double* wide, const double* wide2, fl
 }
 
 template <class Arch>
+void divide_f32_kernel(const float* a, const float* b, float* out, int64_t n) {
+  using fb = xsimd::batch<float, Arch>;
+  for (int64_t i = 0; i + static_cast<int64_t>(fb::size) <= n; i += fb::size) {
+    divide(fb::load_unaligned(a + i), fb::load_unaligned(b + i)).store_unaligned(out + i);
+  }
+}
+
+template <class Arch>
 void scalef_kernel(const float* x, const float* e, float* out, int64_t n) {
   using fb = xsimd::batch<float, Arch>;
   for (int64_t i = 0; i + static_cast<int64_t>(fb::size) <= n; i += fb::size) {
@@ -111,6 +119,7 @@ void not_greater_equal_f64_kernel(const double* a, const double* b, bool* out, i
   not_greater_equal_of<Arch>(a, b, out, n);
 }
 
+template void divide_f32_kernel<TESSERA_SIMD_ARCH>(const float*, const float*, float*, int64_t);
 template void not_greater_equal_f32_kernel<TESSERA_SIMD_ARCH>(const float*, const float*, bool*,
                                                               int64_t);
 template void not_greater_equal_f64_kernel<TESSERA_SIMD_ARCH>(const double*, const double*, bool*,

@@ -1,5 +1,5 @@
 // Array forms of the small per-ISA ops (widen.h, scalef.h, table_lookup.h, compare.h, math.h's
-// fused_fma and fused_fnma), instantiated per ISA so that tests run each under every ISA the
+// fused_fma, fused_fnma and divide), instantiated per ISA so that tests run each under every ISA the
 // machine has (op_kernels.cc).
 #ifndef TESSERA_SIMD_INTERNAL_OP_KERNELS_H_
 #define TESSERA_SIMD_INTERNAL_OP_KERNELS_H_
@@ -38,6 +38,10 @@ void fused_f32_kernel(const float* a, const float* b, const float* c, float* fma
 template <class Arch>
 void fused_f64_kernel(const double* a, const double* b, const double* c, double* fma,
                       double* fnma, int64_t n);
+
+// For each whole batch (n a multiple of the f32 lanes): out[i] = divide(a[i], b[i]).
+template <class Arch>
+void divide_f32_kernel(const float* a, const float* b, float* out, int64_t n);
 
 // For each whole batch (n a multiple of the T lanes): out[i] = not_greater_equal(a[i], b[i]).
 template <class Arch>

@@ -15,6 +15,7 @@
 #include "tessera/primitives/reorder/internal/element_math.h"
 #include "tessera/simd/arch.h"
 #include "tessera/simd/convert.h"
+#include "tessera/simd/math.h"
 #include "tessera/simd/memory.h"
 #include "tessera/simd/narrow.h"
 #include "tessera/simd/per_isa.h"
@@ -156,7 +157,7 @@ struct quant_lanes {
     if (q.src_scale) x = x * src_scale;
     if (q.oscale) x = x * oscale;
     if (q.has_sum) x = add_sum(x, old_dst);
-    if (q.dst_scale) x = x / dst_scale;
+    if (q.dst_scale) x = simd::divide(x, dst_scale);  // correctly rounded, as apply_one
     if (q.dst_zp) x = x + dst_zp;
     return x;
   }
