@@ -50,9 +50,15 @@ struct problem {
   // Forward f32 rows of an attention score matrix under a causal mask: in row r (of the rows
   // along dims[0]) the elements past r are -Inf, half the tensor.
   bool causal = false;
+  // Forward only: dst's type (undef: dt) and the scales (0: no such attribute).
+  data_type dst_dt = data_type::undef;
+  float src_scale = 0;
+  float dst_scale = 0;
 };
 
-memory_desc make_md(const problem& p) {
+data_type dst_type(const problem& p) { return p.dst_dt == data_type::undef ? p.dt : p.dst_dt; }
+
+memory_desc make_md(const problem& p, data_type dt) {
   const int rank = static_cast<int>(p.dims.size());
   if (p.blocked16) {
     blocking_desc b;
@@ -64,7 +70,7 @@ memory_desc make_md(const problem& p) {
       b.strides[d] = s;
       s *= d == 1 ? (p.dims[d] + 15) / 16 : p.dims[d];
     }
-    return *memory_desc::with_blocking(p.dims, p.dt, b);
+    return *memory_desc::with_blocking(p.dims, dt, b);
   }
   std::vector<int> order = p.order;
   if (order.empty()) {
@@ -76,8 +82,9 @@ memory_desc make_md(const problem& p) {
     strides[order[i]] = s;
     s *= p.dims[order[i]];
   }
-  return *memory_desc::with_strides(p.dims, p.dt, strides);
+  return *memory_desc::with_strides(p.dims, dt, strides);
 }
+memory_desc make_md(const problem& p) { return make_md(p, p.dt); }
 
 std::vector<problem> problems() {
   using A = softmax_alg;
@@ -102,6 +109,13 @@ std::vector<problem> problems() {
   v.push_back({"softmax_bwd_f32_nhwc_32x1000x7x7_axis1", true, A::softmax, {32, 1000, 7, 7}, f32, 1, {0, 2, 3, 1}});
   v.push_back({"softmax_fwd_bf16_1024x1000", false, A::softmax, {1024, 1000}, data_type::bf16, 1, {}});
   v.push_back({"softmax_fwd_f32_causal_1024x1024", false, A::softmax, {1024, 1024}, f32, 1, {}, false, true});
+  // int8 (benchdnn's f32 -> u8 with a dst scale; s8 -> s8 with both) and f64, against the f32
+  // rows above.
+  v.push_back({"softmax_fwd_f32_u8_1024x1000", false, A::softmax, {1024, 1000}, f32, 1, {},
+               false, false, data_type::u8, 0, 1.f / 255});
+  v.push_back({"softmax_fwd_s8_s8_1024x1000", false, A::softmax, {1024, 1000}, data_type::s8, 1,
+               {}, false, false, data_type::s8, 0.25f, 1.f / 127});
+  v.push_back({"softmax_fwd_f64_1024x1000", false, A::softmax, {1024, 1000}, data_type::f64, 1, {}});
   return v;
 }
 
@@ -114,10 +128,13 @@ struct onednn_peer {
   bool backward = false;
   std::string impl;
 
-  static absl::StatusOr<onednn_peer> make(const problem& p, const memory_desc& md, void* in0,
-                                          void* in1, void* out) {
+  static absl::StatusOr<onednn_peer> make(const problem& p, const memory_desc& md,
+                                          const memory_desc& dst_md, void* in0, void* in1,
+                                          void* out) {
     auto d = testing::to_dnnl(md);
     if (!d.ok()) return d.status();
+    auto dd = testing::to_dnnl(dst_md);
+    if (!dd.ok()) return dd.status();
     onednn_peer r;
     const auto& engine = testing::cpu_engine();
     const auto alg = p.alg == softmax_alg::logsoftmax ? dnnl::algorithm::softmax_log
@@ -125,11 +142,17 @@ struct onednn_peer {
     try {
       r.in0 = dnnl::memory(*d, engine, in0);
       r.in1 = dnnl::memory(*d, engine, in1);
-      r.out = dnnl::memory(*d, engine, out);
+      r.out = dnnl::memory(*dd, engine, out);
       r.backward = p.backward;
       const auto kind = p.backward ? dnnl::prop_kind::forward_training
                                    : dnnl::prop_kind::forward_inference;
-      dnnl::softmax_v2_forward::primitive_desc fpd({kind, alg, *d, *d, p.axis}, engine);
+      // oneDNN 2.x's int8 softmax: one output scale, src_scale / dst_scale.
+      dnnl::primitive_attr attr;
+      if (p.src_scale != 0 || p.dst_scale != 0) {
+        const float s = (p.src_scale != 0 ? p.src_scale : 1.f) / (p.dst_scale != 0 ? p.dst_scale : 1.f);
+        attr.set_output_scales(0, {s});
+      }
+      dnnl::softmax_v2_forward::primitive_desc fpd({kind, alg, *d, *dd, p.axis}, attr, engine);
       if (p.backward) {
         dnnl::softmax_v2_backward::primitive_desc pd({alg, *d, *d, *d, p.axis}, engine, fpd);
         r.prim = dnnl::softmax_v2_backward(pd);
@@ -281,6 +304,14 @@ void fill(const bench::bench_buffer& buffer, size_t bytes, const memory_desc& md
   for (size_t i = 0; i < vals.size(); ++i) vals[i] = static_cast<float>((i * 7919) % 1000) * 0.01f - 5.f;
   if (md.dt() == data_type::f32) {
     std::memcpy(b, vals.data(), vals.size() * 4);
+  } else if (md.dt() == data_type::f64) {
+    for (size_t i = 0; i < bytes / 8; ++i) {
+      const double v = vals[i];
+      std::memcpy(b + 8 * i, &v, 8);
+    }
+  } else if (md.dt() == data_type::s8 || md.dt() == data_type::u8) {
+    // Quantized logits: 21 levels, a range the f32 rows' exps also see.
+    for (size_t i = 0; i < bytes; ++i) b[i] = static_cast<unsigned char>((i * 7919) % 21 + (md.dt() == data_type::s8 ? 246 : 0));
   } else {
     for (size_t i = 0; i + 1 < bytes; i += 2) b[i + 1] = 0x3f, b[i] = static_cast<unsigned char>(i);
   }
@@ -289,8 +320,10 @@ void fill(const bench::bench_buffer& buffer, size_t bytes, const memory_desc& md
 void run_bench(benchmark::State& state, const problem& p, const std::string& impl, int threads,
                bool cold) {
   const memory_desc md = make_md(p);
+  const memory_desc dst_md = make_md(p, dst_type(p));
+  const memory_desc scale_md = *memory_desc::with_strides({1}, data_type::f32, {1});
   const size_t bytes = static_cast<size_t>(md.size_bytes());
-  buffers buf(bytes);
+  buffers buf(std::max(bytes, static_cast<size_t>(dst_md.size_bytes())));
   fill(buf.in0, bytes, md);
   fill(buf.in1, bytes, md);
   if (p.backward && p.alg == softmax_alg::softmax) {
@@ -338,14 +371,22 @@ void run_bench(benchmark::State& state, const problem& p, const std::string& imp
                             {arg::diff_src, {md, buf.out.data()}}});
       };
     } else {
-      fwd = std::make_unique<softmax_forward>(*softmax_forward::create(p.alg, md, md, p.axis));
+      primitive_attr attr;
+      if (p.src_scale != 0) attr.src_scales = quant_param{0};
+      if (p.dst_scale != 0) attr.dst_scales = quant_param{0};
+      fwd = std::make_unique<softmax_forward>(
+          *softmax_forward::create(p.alg, md, dst_md, p.axis, attr));
       state.SetLabel(fwd->impl_name());
-      call = [&] {
-        (void)fwd->execute({{arg::src, {md, buf.in0.data()}}, {arg::dst, {md, buf.out.data()}}});
+      call = [&, src_scale = p.src_scale, dst_scale = p.dst_scale]() mutable {
+        exec_args args{{arg::src, {md, buf.in0.data()}}, {arg::dst, {dst_md, buf.out.data()}}};
+        if (p.src_scale != 0) args.set(arg::src_scales, {scale_md, &src_scale});
+        if (p.dst_scale != 0) args.set(arg::dst_scales, {scale_md, &dst_scale});
+        (void)fwd->execute(args);
       };
     }
   } else if (impl == "onednn") {
-    auto made = onednn_peer::make(p, md, buf.in0.data(), buf.in1.data(), buf.out.data());
+    auto made =
+        onednn_peer::make(p, md, dst_md, buf.in0.data(), buf.in1.data(), buf.out.data());
     if (!made.ok()) {
       state.SkipWithError(std::string(made.status().message()).c_str());
       return;
@@ -380,7 +421,7 @@ void run_bench(benchmark::State& state, const problem& p, const std::string& imp
     state.SetIterationTime(std::chrono::duration<double>(t1 - t0).count());
   }
   // Bytes a perfect kernel must move: inputs read once, output written once.
-  const int64_t moved = static_cast<int64_t>(bytes) * (p.backward ? 3 : 2);
+  const int64_t moved = static_cast<int64_t>(bytes) * (p.backward ? 2 : 1) + dst_md.size_bytes();
   state.SetBytesProcessed(state.iterations() * moved);
 }
 

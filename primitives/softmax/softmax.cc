@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -218,6 +219,16 @@ void run_split_group(const plan& pl, softmax_internal::kernel_args& k) {
   }
 }
 
+// Whether the vector kernels may take out_scale as an f32 (kernel_args::out_scale): a normal
+// f32 (its rounding is within the int8 bound, docs/softmax.md) or 0. A factor beyond f32's range
+// (src_scale / dst_scale = 1e30 / 1e-30) would be Inf or lose its digits: the reference kernel,
+// which multiplies in f64, takes such an execution.
+bool scale_fits_f32(double scale) {
+  const double size = std::fabs(scale);
+  return size == 0 || (size >= std::numeric_limits<float>::min() &&
+                       size <= std::numeric_limits<float>::max());
+}
+
 // out_scale: applied to the softmax's result; post_op_scale: after the post-ops (ref_buffers).
 void run(const plan& pl, const void* in0, const void* in1, void* out, double out_scale,
          double post_op_scale = 1.0, std::vector<const void*> post_op_src1 = {}) {
@@ -225,7 +236,7 @@ void run(const plan& pl, const void* in0, const void* in1, void* out, double out
   // Enough work per chunk to pay for a task: ~32K elements.
   const dim_t min_chunk = std::max<dim_t>(1, 32768 / pl.work_per_item);
   if (prob.out.nelems() > 0) {
-    if (pl.kind == kernel_kind::ref) {
+    if (pl.kind == kernel_kind::ref || !scale_fits_f32(out_scale)) {
       softmax_internal::ref_buffers buf{in0, in1, out, out_scale, post_op_scale,
                                         std::move(post_op_src1)};
       parallel_for(softmax_internal::ref_row_count(prob), min_chunk, [&](int64_t b, int64_t e) {
@@ -236,6 +247,7 @@ void run(const plan& pl, const void* in0, const void* in1, void* out, double out
       k.in0 = at_offset0(in0, prob.in0);
       k.in1 = in1 ? at_offset0(in1, prob.in1) : nullptr;
       k.out = const_cast<void*>(at_offset0(out, prob.out));
+      k.out_scale = static_cast<float>(out_scale);
       if (k.split.parts > 0) {
         run_split_group(pl, k);
       } else {
@@ -282,8 +294,8 @@ absl::Status softmax_forward::execute(const exec_args& args) const {
   TESSERA_RETURN_IF_ERROR(check_aliasing(src, pl.prob.in0, "src", dst, pl.prob.out, "dst"));
   TESSERA_ASSIGN_OR_RETURN(std::vector<const void*> operands,
                            bind_post_op_operands(args, attr.post_ops, dst));
-  // In double: the scales reach only the reference kernel, whose f64 outputs would otherwise
-  // carry the f32 rounding of src_scale / dst_scale (a 3e-8 relative error).
+  // In double: the reference kernel's f64 outputs would otherwise carry the f32 rounding of
+  // src_scale / dst_scale (a 3e-8 relative error); the vector kernels round it to f32 once.
   double scale = 1.0;
   if (attr.oscale) scale = attr.oscale->values[0];
   if (attr.src_scales) {

@@ -77,11 +77,19 @@ TEST(Softmax, PicksVectorKernelsByLayout) {
   ASSERT_TRUE(forced.ok());
   EXPECT_EQ(forced->impl_name(), "ref:any:scalar");
 
-  // int8 goes to the reference kernel.
+  // int8 and f64 have vector kernels; f64 mixed with another type goes to the reference kernel.
   auto s8 = softmax_forward::create(softmax_alg::softmax, plain({8, 100}, data_type::s8),
                                     plain({8, 100}, data_type::f32), 1);
   ASSERT_TRUE(s8.ok());
-  EXPECT_EQ(s8->impl_name(), "ref:any:scalar");
+  EXPECT_EQ(s8->impl_name(), "xsimd:" + isa + ":dense");
+  auto f64 = softmax_forward::create(softmax_alg::softmax, plain({8, 100}, data_type::f64),
+                                     plain({8, 100}, data_type::f64), 1);
+  ASSERT_TRUE(f64.ok());
+  EXPECT_EQ(f64->impl_name(), "xsimd:" + isa + ":dense");
+  auto mixed = softmax_forward::create(softmax_alg::softmax, plain({8, 100}, data_type::f64),
+                                       plain({8, 100}, data_type::f32), 1);
+  ASSERT_TRUE(mixed.ok());
+  EXPECT_EQ(mixed->impl_name(), "ref:any:scalar");
 }
 
 TEST(Softmax, CapOnIsaIsHonoured) {
@@ -898,7 +906,9 @@ TEST(SoftmaxBadInput, CreateErrorsNameTheValue) {
   scales.src_scales = quant_param{0};
   EXPECT_FALSE(softmax_backward::create(softmax_alg::softmax, f32, f32, f32, 1, scales).ok());
 
-  auto none = softmax_forward::create(softmax_alg::softmax, s8, f32, 1, {}, {"xsimd"});
+  // f64 to f32: a pair only the reference kernel takes.
+  auto none = softmax_forward::create(softmax_alg::softmax, plain({4, 5}, data_type::f64), f32, 1,
+                                      {}, {"xsimd"});
   EXPECT_EQ(none.status().code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(none.status().message(), HasSubstr("xsimd"));
 }

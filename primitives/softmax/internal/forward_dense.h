@@ -136,7 +136,7 @@ struct dense_row_walk {
 
     // Pass 3: normalise.
     const row_range found =
-        normalise_row<A, kWithMin>(g, src, dst, ahead, pass.ex, pass.m, total, log);
+        normalise_row<A, kWithMin>(g, src, dst, ahead, pass.ex, pass.m, total, log, k.out_scale);
     state.template advance<kWithMin>(ahead, found, next_choice);
   }
 };

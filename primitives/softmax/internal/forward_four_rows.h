@@ -11,6 +11,7 @@
 #include "tessera/primitives/softmax/internal/exp_nearby.h"
 #include "tessera/primitives/softmax/internal/kernel_args.h"
 #include "tessera/primitives/softmax/internal/kernel_math.h"
+#include "tessera/primitives/softmax/internal/scaled_store.h"
 #include "tessera/simd/per_isa.h"
 #include "xsimd/xsimd.hpp"
 
@@ -56,6 +57,7 @@ struct four_rows {
   const char* next_src[R] = {};
   const char* next_dst[R] = {};
   bool prefetch_next;
+  float out_scale;  // kernel_args::out_scale (scaled_store.h)
   // A run's first and last byte: a run that is not line-aligned spans two lines (leaving out the
   // last row's second line costs measurable time).
   dim_t run_last;
@@ -74,7 +76,7 @@ struct four_rows {
 
   [[gnu::always_inline]] four_rows(const kernel_args& k, dim_t row0, bool prefetch,
                                    std::optional<exp_minus_nearby_f32<A>> (&exps)[R])
-      : g(k.dense), prefetch_next(prefetch), nearby(exps) {
+      : g(k.dense), prefetch_next(prefetch), out_scale(k.out_scale), nearby(exps) {
     for (int j = 0; j < R; ++j) {
       const dim_t base = k.rows.offset_of(row0 + j);
       src[j] = static_cast<const S*>(k.in0) + base;
@@ -179,13 +181,13 @@ struct four_rows {
     for (dim_t c = 0; c < full; ++c, at.next(g)) {
       for (int j = 0; j < R; ++j) {
         const F e = zero[j] ? F(0.f) : simd::load_f32<A>(dst[j] + at.off);
-        simd::store_f32(dst[j] + at.off, e * inv[j]);
+        store_result<S>(dst[j] + at.off, e * inv[j], out_scale);
       }
     }
     if (tail) {
       for (int j = 0; j < R; ++j) {
         const F e = zero[j] ? F(0.f) : load_partial<A>(dst[j] + tail_off, tail, 0.f);
-        simd::store_f32(dst[j] + tail_off, e * inv[j], tail);
+        store_result<S>(dst[j] + tail_off, e * inv[j], out_scale, tail);
       }
     }
   }

@@ -11,6 +11,7 @@
 
 #include "tessera/primitives/softmax/internal/kernel_args.h"
 #include "tessera/primitives/softmax/internal/kernel_math.h"
+#include "tessera/primitives/softmax/internal/scaled_store.h"
 #include "tessera/simd/per_isa.h"
 #include "xsimd/xsimd.hpp"
 
@@ -46,6 +47,7 @@ struct interleaved_group {
   // The exp: a lanes_exp where it accepts every lane's range (the same choice in every part:
   // all merge the same ranges), else exp_diff.
   std::optional<lanes_exp<A>> fast;
+  float out_scale = 1.f;  // kernel_args::out_scale (scaled_store.h)
 
   // Elements [e0, e1) of part p: whole vectors but for the group's tail.
   [[gnu::always_inline]] void part_range(dim_t p, dim_t& e0, dim_t& e1) const {
@@ -174,8 +176,10 @@ struct interleaved_group {
       if constexpr (keep) return dst;
       else return src;
     }();
-    for (dim_t i = e0; i < full; i += W) simd::store_f32(dst + i, finish(simd::load_f32<A>(in + i)));
-    if (tail) simd::store_f32(dst + full, finish(load_partial<A>(in + full, tail, m)), tail);
+    for (dim_t i = e0; i < full; i += W) {
+      store_result<S>(dst + i, finish(simd::load_f32<A>(in + i)), out_scale);
+    }
+    if (tail) store_result<S>(dst + full, finish(load_partial<A>(in + full, tail, m)), out_scale, tail);
   }
   [[gnu::always_inline]] F scale_of(const row_total (&t)[W]) const {
     alignas(64) float pat[W];
@@ -269,7 +273,9 @@ void forward_interleaved(const kernel_args& k, dim_t base, dim_t part_begin = 0,
                                          static_cast<int>(k.strided.lanes),
                                          k.strided.len * k.strided.lanes,
                                          k.alg == softmax_alg::softmax_inf_as_zero,
-                                         k.split};
+                                         k.split,
+                                         {},
+                                         k.out_scale};
   if (k.split.parts > 0) group.run_phase(part_begin, part_end);
   else group.run_whole();
 }

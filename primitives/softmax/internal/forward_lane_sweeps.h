@@ -11,6 +11,7 @@
 
 #include "tessera/primitives/softmax/internal/kernel_args.h"
 #include "tessera/primitives/softmax/internal/kernel_math.h"
+#include "tessera/primitives/softmax/internal/scaled_store.h"
 #include "tessera/simd/per_isa.h"
 #include "tessera/simd/unroll.h"
 #include "xsimd/xsimd.hpp"
@@ -82,6 +83,7 @@ struct lane_sweep {
   wide_sum<A> rest[NV];
   max_count<A> count[NV];
   F scale[NV];
+  float out_scale = 1.f;  // kernel_args::out_scale (scaled_store.h)
 
   [[gnu::always_inline]] lane_sweep(const S* s, D* d, dim_t n, dim_t axis_stride,
                                     const int (&offsets)[NV], int tail_lanes, bool settle,
@@ -101,6 +103,12 @@ struct lane_sweep {
   [[gnu::always_inline]] void store(T* p, int v, F y) const {
     if constexpr (kPartial) simd::store_f32(p + off[v], y, tail);
     else simd::store_f32(p + off[v], y);
+  }
+
+  // A result vector: times out_scale in an int8 kernel (scaled_store.h).
+  [[gnu::always_inline]] void store_result_of(D* q, int v, F y) const {
+    if constexpr (kPartial) store_result<S>(q + off[v], y, out_scale, tail);
+    else store_result<S>(q + off[v], y, out_scale);
   }
 
   [[gnu::always_inline]] void find_range(dim_t a0, dim_t a1) {
@@ -223,7 +231,7 @@ struct lane_sweep {
         else if constexpr (kKeep) y[v] = y[v] * scale[v];
         else y[v] = exp_of(v, y[v]) * scale[v];
       }
-      for (int v = 0; v < NV; ++v) store(q, v, y[v]);
+      for (int v = 0; v < NV; ++v) store_result_of(q, v, y[v]);
     }
   }
   // Softmax into a type other than f32 computes the exps again, as the sums did.
@@ -343,10 +351,11 @@ struct lane_sweep {
 template <class A, bool kLog, class S, class D, int NV, bool kPartial>
 void sweep_lane_vectors(const S* src, D* dst, dim_t len, dim_t stride, const int (&offsets)[NV],
                         int tail, bool inf_as_zero, const next_group& next_in = {},
-                        const split_lanes& parts = {}) {
+                        const split_lanes& parts = {}, float out_scale = 1.f) {
   std::optional<lanes_exp<A>> exps[NV];
   lane_sweep<A, kLog, S, D, NV, kPartial> sweep(src, dst, len, stride, offsets, tail, inf_as_zero,
                                                 next_in, exps);
+  sweep.out_scale = out_scale;
   if (parts.split == nullptr) sweep.run_whole();
   else sweep.run_split(parts);
 }

@@ -8,6 +8,7 @@
 
 #include "tessera/primitives/softmax/internal/kernel_args.h"
 #include "tessera/primitives/softmax/internal/kernel_math.h"
+#include "tessera/primitives/softmax/internal/scaled_store.h"
 #include "tessera/simd/per_isa.h"
 #include "xsimd/xsimd.hpp"
 
@@ -27,12 +28,12 @@ struct row_range {
 };
 
 // The last sweep over a run of n elements: stores y(i, lanes) (the results for elements
-// i .. i + lanes) at q + i. With `ahead` (a later row, single-run rows only) it also returns
+// i .. i + lanes) at q + i (store_result: times `scale` in an int8 kernel). With `ahead` (a later row, single-run rows only) it also returns
 // that row's max, and its min when kWithMin: this sweep is bound by its stores, so that row's
 // first sweep (loads, maxes and mins only) costs almost nothing alongside it. Without, it returns
 // {-Inf, +Inf}.
 template <class A, bool kWithMin, class S, class D, class Y>
-[[gnu::always_inline]] inline row_range last_sweep(D* q, dim_t n, const S* ahead, Y&& y) {
+[[gnu::always_inline]] inline row_range last_sweep(D* q, dim_t n, const S* ahead, float scale, Y&& y) {
   using F = vf<A>;
   constexpr int W = kWidth<A>;
   const float inf = std::numeric_limits<float>::infinity();
@@ -40,8 +41,8 @@ template <class A, bool kWithMin, class S, class D, class Y>
   dim_t i = 0;
   if (ahead != nullptr) {
     for (; i + 2 * W <= n; i += 2 * W) {
-      simd::store_f32(q + i, y(i, W));
-      simd::store_f32(q + i + W, y(i + W, W));
+      store_result<S>(q + i, y(i, W), scale);
+      store_result<S>(q + i + W, y(i + W, W), scale);
       const F x0 = simd::load_f32<A>(ahead + i), x1 = simd::load_f32<A>(ahead + i + W);
       a0 = xsimd::max(x0, a0);
       a1 = xsimd::max(x1, a1);
@@ -52,7 +53,7 @@ template <class A, bool kWithMin, class S, class D, class Y>
     }
   }
   for (; i + W <= n; i += W) {
-    simd::store_f32(q + i, y(i, W));
+    store_result<S>(q + i, y(i, W), scale);
     if (ahead != nullptr) {
       const F x = simd::load_f32<A>(ahead + i);
       a0 = xsimd::max(x, a0);
@@ -61,7 +62,7 @@ template <class A, bool kWithMin, class S, class D, class Y>
   }
   if (i < n) {
     const int rest = static_cast<int>(n - i);
-    simd::store_f32(q + i, y(i, rest), rest);
+    store_result<S>(q + i, y(i, rest), scale, rest);
     if (ahead != nullptr) {
       a0 = xsimd::max(load_partial<A>(ahead + i, rest, -inf), a0);
       if constexpr (kWithMin) b0 = xsimd::min(load_partial<A>(ahead + i, rest, inf), b0);

@@ -254,7 +254,8 @@ struct row_exps {
 template <class A, bool kWithMin, class S, class D>
 [[gnu::always_inline]] inline row_range normalise_row(const dense_geometry& g, const S* src, D* dst,
                                                       const S* ahead, const float* ex, vf<A> m,
-                                                      const row_total& total, bool log) {
+                                                      const row_total& total, bool log,
+                                                      float out_scale) {
   using F = vf<A>;
   constexpr bool kKeepExp = std::is_same_v<D, float>;
   const float neg_inf = -std::numeric_limits<float>::infinity();
@@ -265,19 +266,19 @@ template <class A, bool kWithMin, class S, class D>
     const S* p = src + off;
     D* q = dst + off;
     if (log) {
-      found = last_sweep<A, kWithMin>(q, n, ahead, [&](dim_t i, int lanes) __attribute__((always_inline)) {
+      found = last_sweep<A, kWithMin>(q, n, ahead, out_scale, [&](dim_t i, int lanes) __attribute__((always_inline)) {
         return log_diff<A>(load_lanes<A>(p + i, lanes), m, l);
       });
     } else if (kKeepExp) {
-      found = last_sweep<A, kWithMin>(q, n, ahead, [&](dim_t i, int lanes) __attribute__((always_inline)) {
+      found = last_sweep<A, kWithMin>(q, n, ahead, out_scale, [&](dim_t i, int lanes) __attribute__((always_inline)) {
         return load_lanes<A>(q + i, lanes) * inv;
       });
     } else if (ex) {
-      found = last_sweep<A, kWithMin>(q, n, ahead, [&](dim_t i, int lanes) __attribute__((always_inline)) {
+      found = last_sweep<A, kWithMin>(q, n, ahead, out_scale, [&](dim_t i, int lanes) __attribute__((always_inline)) {
         return load_lanes<A>(ex + i, lanes) * inv;
       });
     } else {
-      found = last_sweep<A, kWithMin>(q, n, ahead, [&](dim_t i, int lanes) __attribute__((always_inline)) {
+      found = last_sweep<A, kWithMin>(q, n, ahead, out_scale, [&](dim_t i, int lanes) __attribute__((always_inline)) {
         return exp_diff<A>(load_lanes<A>(p + i, lanes, m), m) * inv;
       });
     }

@@ -7,6 +7,7 @@
 
 #include "tessera/primitives/softmax/internal/kernel_args.h"
 #include "tessera/primitives/softmax/internal/kernel_math.h"
+#include "tessera/primitives/softmax/internal/scaled_store.h"
 #include "tessera/simd/per_isa.h"
 #include "xsimd/xsimd.hpp"
 
@@ -82,8 +83,8 @@ void forward_short_rows(const kernel_args& k, dim_t begin, dim_t end) {
     }
     if (row + 1 < end) load_row(row + 1, x);
     D* q = static_cast<D*>(k.out) + k.rows.offset_of(row);
-    for (int j = 0; j + 1 < NV; ++j) simd::store_f32(q + j * W, r[j]);
-    simd::store_f32(q + (NV - 1) * W, r[NV - 1], tail);
+    for (int j = 0; j + 1 < NV; ++j) store_result<S>(q + j * W, r[j], k.out_scale);
+    store_result<S>(q + (NV - 1) * W, r[NV - 1], k.out_scale, tail);
   }
 }
 

@@ -26,8 +26,8 @@ namespace tessera::softmax_internal::TESSERA_ISA_NS {
 constexpr dim_t kMaxScratch = dim_t{1} << 20;
 
 template <class A, class S, class D>
-bool remainder_lanes_as_dense_rows(softmax_alg alg, const S* src, D* dst, int lanes, dim_t len,
-                                   dim_t stride) {
+bool remainder_lanes_as_dense_rows(const kernel_args& k, const S* src, D* dst, int lanes,
+                                   dim_t len, dim_t stride) {
   const dim_t n = len * lanes;
   if (n > kMaxScratch) return false;
   thread_local std::vector<S> rows_in;
@@ -58,7 +58,8 @@ bool remainder_lanes_as_dense_rows(softmax_alg alg, const S* src, D* dst, int la
     for (dim_t a = gathered; a < len; ++a) in[j * len + a] = src[a * stride + j];
   }
   kernel_args rows;
-  rows.alg = alg;
+  rows.alg = k.alg;
+  rows.out_scale = k.out_scale;
   rows.in0 = in;
   rows.out = out;
   rows.rows.depth = 1;
@@ -120,19 +121,20 @@ void forward_strided_as(const kernel_args& k, dim_t begin, dim_t end) {
     const int rest = static_cast<int>(g.lanes % W);
     const bool rest_done =
         rest != 0 && rest <= kMaxLanesAsRows && !split &&
-        remainder_lanes_as_dense_rows<A, S, D>(k.alg, src + whole * W, dst + whole * W, rest, g.len,
+        remainder_lanes_as_dense_rows<A, S, D>(k, src + whole * W, dst + whole * W, rest, g.len,
                                                g.axis_stride);
     if (rest != 0 && !rest_done && whole == 0) {
       const int one[1] = {0};
       sweep_lane_vectors<A, kLog, S, D, 1, true>(src, dst, g.len, g.axis_stride, one, rest,
-                                                 inf_as_zero, {}, parts_from(0));
+                                                 inf_as_zero, {}, parts_from(0), k.out_scale);
       continue;
     }
     for_each_lane_sweep<W, kVectors>(
         g.lanes, rest != 0 && !rest_done, [&]<int NV>(dim_t j0, const int (&off)[NV], bool first) __attribute__((always_inline)) {
           sweep_lane_vectors<A, kLog, S, D, NV, false>(src + j0, dst + j0, g.len, g.axis_stride,
                                                        off, 0, inf_as_zero,
-                                                       first ? next : next_group{}, parts_from(j0));
+                                                       first ? next : next_group{}, parts_from(j0),
+                                                       k.out_scale);
         });
   }
 }

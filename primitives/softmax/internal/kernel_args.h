@@ -85,6 +85,10 @@ struct kernel_args {
   dense_geometry dense;
   strided_geometry strided;
   axis_split split;  // strided kernels only
+  // Forward kernels with an s8 or u8 tensor: their results are multiplied by this before the
+  // conversion to dst (src_scale / dst_scale, or a 2.x output scale; 1 without scales).
+  // Filled per execution. Other kernels ignore it (scaled_store.h).
+  float out_scale = 1.f;
 };
 
 // Processes rows (or row groups) [begin, end).

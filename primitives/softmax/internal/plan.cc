@@ -149,6 +149,13 @@ axis_split split_of(const kernel_args& g, simd::isa isa) {
 
 bool has_scales(const primitive_attr& a) { return a.src_scales || a.dst_scales || a.oscale; }
 
+bool is_int8(data_type dt) { return dt == data_type::s8 || dt == data_type::u8; }
+
+// The vector kernels scale their results only when src or dst is s8 or u8 (scaled_store.h).
+bool scales_on_int8(const problem& p) {
+  return p.dir == direction::forward && (is_int8(p.in0.dt()) || is_int8(p.out.dt()));
+}
+
 // The vector kernel of `kind` on `isa` for this problem, or nullptr with the reason in `why`.
 // `layout_kind` and `layout_refusal` are vector_geometry's findings: the kind of kernel the
 // layout allows, or why it allows none.
@@ -160,8 +167,8 @@ kernel_fn vector_kernel(const problem& prob, simd::isa isa, kernel_kind kind,
     why = layout_refusal;
   } else if (kind != layout_kind) {
     why = layout_kind == kernel_kind::dense ? "the axis is dense" : "the axis is not dense";
-  } else if (has_scales(prob.attr)) {
-    why = "scales are computed by the reference kernel only";
+  } else if (has_scales(prob.attr) && !scales_on_int8(prob)) {
+    why = "scales without an s8 or u8 tensor are computed by the reference kernel only";
   } else if (!prob.attr.post_ops.empty()) {
     why = "post-ops are applied by the reference kernel only";
   } else if (prob.dir == direction::forward && prob.alg == softmax_alg::logsoftmax &&
@@ -189,7 +196,10 @@ void take_vector_kernel(plan& result, kernel_kind kind, kernel_fn fn, const kern
   result.fn = fn;
   result.geometry = geometry;
   result.geometry.alg = result.prob.alg;
-  if (kind == kernel_kind::strided) result.geometry.split = split_of(geometry, isa);
+  // The f64 kernel (forward_f64.h) runs a group whole.
+  if (kind == kernel_kind::strided && result.prob.in0.dt() != data_type::f64) {
+    result.geometry.split = split_of(geometry, isa);
+  }
   result.work_per_item = kind == kernel_kind::dense
                              ? std::max<dim_t>(1, geometry.dense.len)
                              : std::max<dim_t>(1, geometry.strided.len * geometry.strided.lanes);

@@ -13,7 +13,8 @@
 namespace tessera::softmax_internal {
 
 // Each returns the kernel for the given element types, or nullptr when this ISA does not
-// vectorise them (f32, bf16 everywhere; f16 on avx2 and avx512bw; backward: one type for all).
+// vectorise them (f32, bf16 everywhere; f16 on avx2 and avx512bw; forward also s8 and u8, src
+// or dst, and f64 to f64; backward: one type for all, no s8, u8 or f64).
 template <class Arch>
 kernel_fn forward_dense_for(data_type src, data_type dst);
 template <class Arch>

@@ -10,6 +10,7 @@
 #include "tessera/primitives/softmax/internal/backward_dense.h"
 #include "tessera/primitives/softmax/internal/backward_strided.h"
 #include "tessera/primitives/softmax/internal/forward_dense.h"
+#include "tessera/primitives/softmax/internal/forward_f64.h"
 #include "tessera/primitives/softmax/internal/forward_strided.h"
 #include "tessera/primitives/softmax/internal/kernel_args.h"
 #include "tessera/primitives/softmax/internal/kernel_math.h"
@@ -35,6 +36,17 @@ bool visit_vector_type(data_type dt, F&& f) {
   }
 }
 
+// The forward's: the vectorised types and s8, u8 (int8 kernels scale their results:
+// scaled_store.h). The backward has no int8 (as in oneDNN).
+template <class A, class F>
+bool visit_forward_type(data_type dt, F&& f) {
+  switch (dt) {
+    case data_type::s8: f(int8_t{}); return true;
+    case data_type::u8: f(uint8_t{}); return true;
+    default: return visit_vector_type<A>(dt, f);
+  }
+}
+
 // The avx512bw_bf16 instantiation differs from avx512bw only where it stores bf16 (vcvtneps2bf16):
 // it compiles kernels for bf16 outputs only, and its tables (*_for below) hand the other outputs
 // to avx512bw's (instantiated by that ISA's vector_kernels.cc, declared extern there). That saves
@@ -49,13 +61,21 @@ bool visit_output_type(data_type dt, F&& f) {
     return visit_vector_type<A>(dt, f);
   }
 }
+template <class A, class F>
+bool visit_forward_output_type(data_type dt, F&& f) {
+  if constexpr (simd::has_native_bf16<A>) {
+    return visit_output_type<A>(dt, f);
+  } else {
+    return visit_forward_type<A>(dt, f);
+  }
+}
 
-// The kernel `pick(S{}, D{})` for vectorised src / dst types; nullptr for the others.
+// The forward kernel `pick(S{}, D{})` for vectorised src / dst types; nullptr for the others.
 template <class A, class Pick>
 kernel_fn for_types(data_type s, data_type d, Pick pick) {
   kernel_fn fn = nullptr;
-  visit_vector_type<A>(s, [&](auto st) {
-    visit_output_type<A>(d, [&](auto dt) { fn = pick(st, dt); });
+  visit_forward_type<A>(s, [&](auto st) {
+    visit_forward_output_type<A>(d, [&](auto dt) { fn = pick(st, dt); });
   });
   return fn;
 }
@@ -77,6 +97,8 @@ template <class A>
 kernel_fn forward_dense_for(data_type s, data_type d) {
   if constexpr (simd::has_native_bf16<A>) {
     if (d != data_type::bf16) return forward_dense_for<xsimd::avx512bw>(s, d);
+  } else {
+    if (s == data_type::f64 && d == data_type::f64) return &TESSERA_ISA_NS::forward_dense_f64<A>;
   }
   return TESSERA_ISA_NS::for_types<A>(s, d, [](auto st, auto dt) -> kernel_fn {
     return &TESSERA_ISA_NS::forward_dense<A, decltype(st), decltype(dt)>;
@@ -87,6 +109,8 @@ template <class A>
 kernel_fn forward_strided_for(data_type s, data_type d) {
   if constexpr (simd::has_native_bf16<A>) {
     if (d != data_type::bf16) return forward_strided_for<xsimd::avx512bw>(s, d);
+  } else {
+    if (s == data_type::f64 && d == data_type::f64) return &TESSERA_ISA_NS::forward_strided_f64<A>;
   }
   return TESSERA_ISA_NS::for_types<A>(s, d, [](auto st, auto dt) -> kernel_fn {
     return &TESSERA_ISA_NS::forward_strided<A, decltype(st), decltype(dt)>;

@@ -1,0 +1,197 @@
+// Forward softmax / logsoftmax with f64 src and dst, in f64 arithmetic: the dense kernel
+// (forward_dense_f64, rows along a dense or blocked axis) and the strided one
+// (forward_strided_f64, vectors of neighbouring rows along a strided axis). Part of the per-ISA
+// kernels: include only from vector_kernels_impl.h.
+//
+// The arithmetic is the reference kernel's (ref_kernel.cc) with vectors: the max (NaN skipped),
+// the sum split as (count of maxima) + (the other exps), softmax exp(x - max) / sum (as a
+// product with 1 / sum), logsoftmax (x - max) - (log(count) + log1p(rest / count)). exp is
+// xsimd::exp on f64 batches (within about 1 ulp); the sums are f64 partial sums per lane, added
+// across lanes at the end. Special values follow the reference: a NaN anywhere gives a NaN row,
+// +Inf gives NaN at the maxima and 0 (softmax) or -Inf (logsoftmax) elsewhere, an all -Inf row
+// NaN (softmax_inf_as_zero: 0). Softmax keeps its exps in dst between the sweeps.
+#ifndef TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_FORWARD_F64_H_
+#define TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_FORWARD_F64_H_
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "tessera/primitives/softmax/internal/kernel_args.h"
+#include "tessera/primitives/softmax/internal/kernel_math.h"
+#include "tessera/simd/per_isa.h"
+#include "tessera/simd/select.h"
+#include "tessera/simd/tail.h"
+#include "xsimd/xsimd.hpp"
+
+namespace tessera::softmax_internal::TESSERA_ISA_NS {
+
+template <class A>
+using vf64 = xsimd::batch<double, A>;
+
+template <class A>
+constexpr int kWidthF64 = static_cast<int>(vf64<A>::size);
+
+// Lanes [0, n) of an f64 vector, as a mask.
+template <class A>
+typename vf64<A>::batch_bool_type lanes_below(int n) {
+  alignas(64) static constexpr double kIota[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+  return vf64<A>::load_aligned(kIota) < vf64<A>(static_cast<double>(n));
+}
+
+// exp(d) for d = x - max <= 0 (or NaN): 0 below exp's underflow, where xsimd::exp's own
+// range handling is not relied on (-Inf included).
+template <class A>
+[[gnu::always_inline]] inline vf64<A> exp_f64(vf64<A> d) {
+  return ::tessera::simd::select(d < vf64<A>(-746.0), vf64<A>(0.0), xsimd::exp(d));
+}
+
+// The per-lane statistics of one row (dense) or of one vector of rows (strided).
+template <class A>
+struct f64_sums {
+  using V = vf64<A>;
+  V count = V(0.0);
+  V rest = V(0.0);
+  // x's exp e = exp(x - m), lanes in `inside` only.
+  [[gnu::always_inline]] void add(V x, V m, V e, typename V::batch_bool_type inside) {
+    const auto at_max = (x == m) & inside;
+    count = count + ::tessera::simd::select(at_max, V(1.0), V(0.0));
+    rest = rest + ::tessera::simd::select(at_max | !inside, V(0.0), e);
+  }
+};
+
+// The reference's log of the sum (ref_kernel.cc): log(count) + log1p(rest / count).
+inline double log_of_sum(double count, double rest) {
+  return std::log(count) + std::log1p(rest / count);
+}
+
+// The three sweeps of one dense row: elements at run offsets (dense_geometry), f64 throughout.
+template <class A>
+void forward_f64_row(const dense_geometry& g, softmax_alg alg, const double* src, double* dst) {
+  using V = vf64<A>;
+  constexpr int W = kWidthF64<A>;
+  const double inf = std::numeric_limits<double>::infinity();
+  V m0(-inf), m1(-inf);
+  for_each_run(g, [&](dim_t off, dim_t n) {
+    const double* p = src + off;
+    dim_t i = 0;
+    for (; i + 2 * W <= n; i += 2 * W) {
+      m0 = xsimd::max(V::load_unaligned(p + i), m0);  // maxpd keeps m0 for a NaN x
+      m1 = xsimd::max(V::load_unaligned(p + i + W), m1);
+    }
+    for (; i < n; i += W) {
+      const int lanes = static_cast<int>(std::min<dim_t>(W, n - i));
+      const V x = simd::load_partial<A>(p + i, lanes);
+      m0 = xsimd::max(::tessera::simd::select(lanes_below<A>(lanes), x, V(-inf)), m0);
+    }
+  });
+  alignas(64) double lanes_max[W];
+  xsimd::max(m0, m1).store_aligned(lanes_max);
+  const double mx = *std::max_element(lanes_max, lanes_max + W);
+  if (mx == -inf && alg == softmax_alg::softmax_inf_as_zero) {
+    for_each_run(g, [&](dim_t off, dim_t n) { std::fill(dst + off, dst + off + n, 0.0); });
+    return;
+  }
+  const bool log = alg == softmax_alg::logsoftmax;
+  const V m(mx);
+  f64_sums<A> sums;
+  for_each_run(g, [&](dim_t off, dim_t n) {
+    const double* p = src + off;
+    double* q = dst + off;
+    for (dim_t i = 0; i < n; i += W) {
+      const int lanes = static_cast<int>(std::min<dim_t>(W, n - i));
+      const V x = lanes == W ? V::load_unaligned(p + i) : simd::load_partial<A>(p + i, lanes);
+      const V e = exp_f64<A>(x - m);
+      sums.add(x, m, e, lanes_below<A>(lanes));
+      if (!log) {
+        if (lanes == W) e.store_unaligned(q + i);
+        else simd::store_partial(q + i, e, lanes);
+      }
+    }
+  });
+  const double count = xsimd::hadd(sums.count), rest = xsimd::hadd(sums.rest);
+  const V l(log ? log_of_sum(count, rest) : 0.0);
+  const V inv(log ? 0.0 : 1.0 / (count + rest));
+  for_each_run(g, [&](dim_t off, dim_t n) {
+    const double* p = src + off;
+    double* q = dst + off;
+    for (dim_t i = 0; i < n; i += W) {
+      const int lanes = static_cast<int>(std::min<dim_t>(W, n - i));
+      const double* in = log ? p : q;
+      const V x = lanes == W ? V::load_unaligned(in + i) : simd::load_partial<A>(in + i, lanes);
+      const V y = log ? (x - m) - l : x * inv;
+      if (lanes == W) y.store_unaligned(q + i);
+      else simd::store_partial(q + i, y, lanes);
+    }
+  });
+}
+
+template <class A>
+void forward_dense_f64(const kernel_args& k, dim_t begin, dim_t end) {
+  for (dim_t row = begin; row < end; ++row) {
+    const dim_t off = k.rows.offset_of(row);
+    forward_f64_row<A>(k.dense, k.alg, static_cast<const double*>(k.in0) + off,
+                       static_cast<double*>(k.out) + off);
+  }
+}
+
+// The three sweeps along the axis of `lanes` (1..W) neighbouring rows starting at src / dst.
+template <class A>
+void forward_f64_lanes(const strided_geometry& g, softmax_alg alg, const double* src,
+                       double* dst, int lanes) {
+  using V = vf64<A>;
+  constexpr int W = kWidthF64<A>;
+  const double inf = std::numeric_limits<double>::infinity();
+  const auto inside = lanes_below<A>(lanes);
+  auto load = [&](const double* p) __attribute__((always_inline)) {
+    return lanes == W ? V::load_unaligned(p) : simd::load_partial<A>(p, lanes);
+  };
+  auto store = [&](double* p, V v) __attribute__((always_inline)) {
+    if (lanes == W) v.store_unaligned(p);
+    else simd::store_partial(p, v, lanes);
+  };
+  V m(-inf);
+  for (dim_t a = 0; a < g.len; ++a) m = xsimd::max(load(src + a * g.axis_stride), m);
+  const bool log = alg == softmax_alg::logsoftmax;
+  // softmax_inf_as_zero: a lane of -Inf takes the max 0, so that its exps, sum and scale are 0.
+  if (alg == softmax_alg::softmax_inf_as_zero) {
+    m = ::tessera::simd::select(m == V(-inf), V(0.0), m);
+  }
+  f64_sums<A> sums;
+  for (dim_t a = 0; a < g.len; ++a) {
+    const V x = load(src + a * g.axis_stride);
+    const V e = exp_f64<A>(x - m);
+    sums.add(x, m, e, inside);
+    if (!log) store(dst + a * g.axis_stride, e);
+  }
+  alignas(64) double count[W], rest[W], factor[W];
+  sums.count.store_aligned(count);
+  sums.rest.store_aligned(rest);
+  for (int j = 0; j < W; ++j) {
+    const double sum = count[j] + rest[j];
+    factor[j] = log ? log_of_sum(count[j], rest[j]) : sum == 0 ? 0.0 : 1.0 / sum;
+  }
+  const V f = V::load_aligned(factor);
+  for (dim_t a = 0; a < g.len; ++a) {
+    const dim_t at = a * g.axis_stride;
+    store(dst + at, log ? (load(src + at) - m) - f : load(dst + at) * f);
+  }
+}
+
+template <class A>
+void forward_strided_f64(const kernel_args& k, dim_t begin, dim_t end) {
+  constexpr int W = kWidthF64<A>;
+  const strided_geometry& g = k.strided;
+  for (dim_t group = begin; group < end; ++group) {
+    const dim_t base = k.rows.offset_of(group);
+    for (dim_t j = 0; j < g.lanes; j += W) {
+      forward_f64_lanes<A>(g, k.alg, static_cast<const double*>(k.in0) + base + j,
+                           static_cast<double*>(k.out) + base + j,
+                           static_cast<int>(std::min<dim_t>(W, g.lanes - j)));
+    }
+  }
+}
+
+}  // namespace tessera::softmax_internal::TESSERA_ISA_NS
+
+#endif  // TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_FORWARD_F64_H_
