@@ -8,6 +8,7 @@
 
 #include "tessera/core/data_type.h"
 #include "tessera/core/memory_desc.h"
+#include "tessera/primitives/softmax/internal/post_op_chain.h"
 #include "tessera/primitives/softmax/softmax.h"
 
 namespace tessera::softmax_internal {
@@ -85,6 +86,7 @@ struct kernel_args {
   dense_geometry dense;
   strided_geometry strided;
   axis_split split;  // strided kernels only
+  const post_op_chain* post_ops = nullptr;  // forward_post_ops only
 };
 
 // Processes rows (or row groups) [begin, end).
