@@ -461,6 +461,16 @@ std::vector<error_case> all_cases() {
                                                   with_sum()), "sum"),
       CASE("softmax.scale_mask", softmax_forward::create(softmax_alg::softmax, f32_23, f32_23, 1,
                                                          with_src_scales(1)), "mask 1"),
+      CASE("softmax.scale_type", softmax_forward::create(softmax_alg::softmax, f32_23, f32_23, 1, [] {
+             primitive_attr a;
+             a.src_scales = quant_param{.mask = 0, .dt = data_type::bf16};
+             return a;
+           }()), "bf16"),
+      CASE("softmax.scale_groups", softmax_forward::create(softmax_alg::softmax, f32_23, f32_23, 1, [] {
+             primitive_attr a;
+             a.dst_scales = quant_param{.mask = 0, .groups = {1, 3}};
+             return a;
+           }()), "groups 1x3"),
       CASE("softmax.oscale_not_finite",
            softmax_forward::create(softmax_alg::softmax, f32_23, f32_23, 1,
                                    with_oscale(0, {std::numeric_limits<float>::infinity()})),

@@ -135,9 +135,9 @@ bool parse_post_ops(const std::string& text, const std::vector<int64_t>& dims,
     binary_alg unused;
     bool ok;
     if (f[0] == "sum") {
-      // The one kind the softmax lacks (dst is written, never read): the text
-      // driver_errors_test checks.
-      why = "softmax post-ops are not supported";
+      // oneDNN's softmax rejects sum (dst is written, never read); the text driver_errors_test
+      // checks.
+      why = "softmax takes no sum post-op (oneDNN's softmax rejects it)";
       ok = false;
     } else if (binary_of(f[0], &unused)) {
       ok = parse_binary(f, dims, &op, &why);

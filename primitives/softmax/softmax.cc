@@ -248,6 +248,15 @@ void run(const plan& pl, const void* in0, const void* in1, void* out, double out
       k.in1 = in1 ? at_offset0(in1, prob.in1) : nullptr;
       k.out = const_cast<void*>(at_offset0(out, prob.out));
       k.out_scale = static_cast<float>(out_scale);
+      softmax_internal::post_op_chain chain;
+      if (pl.post_ops.count > 0) {
+        chain = pl.post_ops;
+        for (int i = 0; i < chain.count; ++i) {
+          const post_op& op = prob.attr.post_ops[static_cast<size_t>(i)];
+          if (op.kind == post_op_kind::binary) chain.steps[i].src1 = at_offset0(post_op_src1[i], op.src1);
+        }
+        k.post_ops = &chain;
+      }
       if (k.split.parts > 0) {
         run_split_group(pl, k);
       } else {

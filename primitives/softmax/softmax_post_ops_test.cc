@@ -2,6 +2,7 @@
 // post-ops, the reference on every kernel, and the errors.
 #include <cmath>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -184,6 +185,36 @@ TEST(SoftmaxPostOps, AccumulationModesStrictRelaxedAnyGiveTheSameBits) {
     EXPECT_EQ(std::memcmp(strict.data(), other.data(), 400 * sizeof(float)), 0) << name_of(mode);
     auto b = softmax_backward::create(softmax_alg::softmax, md, md, md, 1, attr);
     EXPECT_TRUE(b.ok()) << b.status();
+  }
+}
+
+// The accumulation mode changes nothing with post-ops either: the same kernel, the same bits.
+TEST(SoftmaxPostOps, AccumulationModesGiveTheSameBitsWithPostOps) {
+  const memory_desc md = plain({4, 100}, data_type::f32);
+  const memory_desc per_oc = plain({1, 100}, data_type::f32);
+  std::vector<float> x(400), b(100);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(static_cast<float>(i)) * 8;
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i % 5) * 0.25f;
+  auto run = [&](accumulation_mode mode, std::vector<float>& y, std::string& impl) {
+    primitive_attr attr;
+    attr.acc_mode = mode;
+    attr.post_ops = {post_op::binary(binary_alg::add, per_oc),
+                     post_op::eltwise(eltwise_alg::linear, 0.5f, 2.f)};
+    auto f = softmax_forward::create(softmax_alg::softmax, md, md, 1, attr);
+    ASSERT_TRUE(f.ok()) << f.status();
+    impl = f->impl_name();
+    exec_args args{{arg::src, {md, x.data()}}, {arg::dst, {md, y.data()}}};
+    args.set(post_op_src1{0}, {per_oc, b.data()});
+    ASSERT_TRUE(f->execute(args).ok());
+  };
+  std::vector<float> strict(400), other(400);
+  std::string strict_impl, other_impl;
+  run(accumulation_mode::strict, strict, strict_impl);
+  for (accumulation_mode mode :
+       {accumulation_mode::relaxed, accumulation_mode::any, accumulation_mode::f32}) {
+    run(mode, other, other_impl);
+    EXPECT_EQ(other_impl, strict_impl);
+    EXPECT_EQ(std::memcmp(strict.data(), other.data(), 400 * sizeof(float)), 0) << name_of(mode);
   }
 }
 

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "tessera/core/status.h"
 #include "tessera/formats/layout.h"
 
@@ -134,6 +135,17 @@ absl::Status check_forward_attr(const primitive_attr& attr) {
     if (*q && (*q)->mask != 0) {
       return absl::InvalidArgumentError(absl::StrCat(
           "softmax: scales must be common (mask 0), got mask ", (*q)->mask));
+    }
+    // The values are read as f32, one for the whole tensor: another type or groups would be
+    // silently misread.
+    if (*q && (*q)->dt != data_type::undef && (*q)->dt != data_type::f32) {
+      return absl::InvalidArgumentError(absl::StrCat("softmax: scales must be f32, got ",
+                                                     name_of((*q)->dt)));
+    }
+    if (*q && !(*q)->groups.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "softmax: scales take no groups (one common value), got groups ",
+          absl::StrJoin((*q)->groups, "x")));
     }
   }
   if (attr.oscale) {

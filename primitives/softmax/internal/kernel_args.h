@@ -8,6 +8,7 @@
 
 #include "tessera/core/data_type.h"
 #include "tessera/core/memory_desc.h"
+#include "tessera/primitives/softmax/internal/post_op_chain.h"
 #include "tessera/primitives/softmax/softmax.h"
 
 namespace tessera::softmax_internal {
@@ -89,6 +90,7 @@ struct kernel_args {
   // conversion to dst (src_scale / dst_scale, or a 2.x output scale; 1 without scales).
   // Filled per execution. Other kernels ignore it (scaled_store.h).
   float out_scale = 1.f;
+  const post_op_chain* post_ops = nullptr;  // forward_post_ops only
 };
 
 // Processes rows (or row groups) [begin, end).

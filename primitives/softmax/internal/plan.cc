@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "tessera/formats/axis_view.h"
 #include "tessera/primitives/common/impl_name.h"
+#include "tessera/primitives/softmax/internal/post_op_chain.h"
 #include "tessera/primitives/softmax/internal/ref_kernel.h"
 #include "tessera/primitives/softmax/internal/vector_kernels.h"
 #include "tessera/simd/kernel_table.h"
@@ -37,6 +38,13 @@ const simd::kernel_table<forward_selector>& forward_strided_table() {
   static const auto table = simd::make_kernel_table<forward_selector, simd::bf16_variant::yes>(
       kStridedKernel, [](auto arch) { return &forward_strided_for<decltype(arch)>; });
   return table;
+}
+const simd::kernel_table<forward_selector>& forward_post_ops_table(kernel_kind kind) {
+  static const auto dense = simd::make_kernel_table<forward_selector, simd::bf16_variant::yes>(
+      kDenseKernel, [](auto arch) { return &forward_post_ops_for<decltype(arch)>; });
+  static const auto strided = simd::make_kernel_table<forward_selector, simd::bf16_variant::yes>(
+      kStridedKernel, [](auto arch) { return &forward_post_ops_for<decltype(arch)>; });
+  return kind == kernel_kind::dense ? dense : strided;
 }
 const simd::kernel_table<backward_selector>& backward_dense_table() {
   static const auto table = simd::make_kernel_table<backward_selector, simd::bf16_variant::yes>(
@@ -167,14 +175,18 @@ kernel_fn vector_kernel(const problem& prob, simd::isa isa, kernel_kind kind,
     why = layout_refusal;
   } else if (kind != layout_kind) {
     why = layout_kind == kernel_kind::dense ? "the axis is dense" : "the axis is not dense";
+  } else if (has_scales(prob.attr) && !prob.attr.post_ops.empty()) {
+    // The post-op chain goes between the src and the dst scale; the int8 kernels fold the two.
+    why = "scales with post-ops are computed by the reference kernel only";
   } else if (has_scales(prob.attr) && !scales_on_int8(prob)) {
     why = "scales without an s8 or u8 tensor are computed by the reference kernel only";
-  } else if (!prob.attr.post_ops.empty()) {
-    why = "post-ops are applied by the reference kernel only";
   } else if (prob.dir == direction::forward && prob.alg == softmax_alg::logsoftmax &&
              prob.in0.dims()[prob.axis] > kMaxCountedAxis) {
     why = absl::StrCat("logsoftmax counts each lane's maxima in int32: the axis length ",
                        prob.in0.dims()[prob.axis], " is above 2^31 - 1");
+  } else if (prob.dir == direction::forward && !prob.attr.post_ops.empty()) {
+    fn = forward_post_ops_table(kind).select(isa).fn(prob.in0.dt(), prob.out.dt());
+    if (fn == nullptr) why = "types not vectorised on this ISA";
   } else if (prob.dir == direction::forward) {
     const auto& table = kind == kernel_kind::dense ? forward_dense_table()
                                                    : forward_strided_table();
@@ -196,8 +208,10 @@ void take_vector_kernel(plan& result, kernel_kind kind, kernel_fn fn, const kern
   result.fn = fn;
   result.geometry = geometry;
   result.geometry.alg = result.prob.alg;
-  // The f64 kernel (forward_f64.h) runs a group whole.
-  if (kind == kernel_kind::strided && result.prob.in0.dt() != data_type::f64) {
+  // Neither the f64 kernel (forward_f64.h) nor the post-op kernel (forward_post_ops.h) splits
+  // a group along its axis.
+  if (kind == kernel_kind::strided && result.prob.in0.dt() != data_type::f64 &&
+      result.prob.attr.post_ops.empty()) {
     result.geometry.split = split_of(geometry, isa);
   }
   result.work_per_item = kind == kernel_kind::dense
@@ -225,7 +239,10 @@ absl::StatusOr<plan> make_plan(const problem& prob, const softmax_options& optio
 
   kernel_kind layout_kind = kernel_kind::ref;
   kernel_args geometry;
-  const std::string layout_refusal = vector_geometry(prob, layout_kind, geometry);
+  const bool with_post_ops = !prob.attr.post_ops.empty();
+  const std::string layout_refusal =
+      with_post_ops ? post_op_geometry(prob, layout_kind, geometry, result.post_ops)
+                    : vector_geometry(prob, layout_kind, geometry);
   const simd::isa best = simd::max_isa();
 
   // Vector kernels, best ISA first: the caller's filter may name a weaker ISA to force it.

@@ -12,6 +12,7 @@
 #include "tessera/primitives/common/attr.h"
 #include "tessera/primitives/common/zero_padding.h"
 #include "tessera/primitives/softmax/internal/kernel_args.h"
+#include "tessera/primitives/softmax/internal/post_op_chain.h"
 #include "tessera/primitives/softmax/softmax.h"
 
 namespace tessera::softmax_internal {
@@ -46,6 +47,7 @@ struct plan {
   kernel_args geometry;         // rows and geometry; pointers filled per execution
   dim_t work_per_item = 1;      // elements one row (group) touches, to size thread chunks
   padding_boxes out_padding;    // of prob.out, cleared after each execution
+  post_op_chain post_ops;       // vector kernels with post-ops; operand pointers per execution
 };
 
 // Validates and builds. `options.impl_filter` restricts the candidate kernels.

@@ -11,11 +11,13 @@ namespace tessera::softmax_internal {
 // file itself the definitions below follow these declarations, as the language allows.
 extern template kernel_fn forward_dense_for<xsimd::avx512bw>(data_type, data_type);
 extern template kernel_fn forward_strided_for<xsimd::avx512bw>(data_type, data_type);
+extern template kernel_fn forward_post_ops_for<xsimd::avx512bw>(data_type, data_type);
 extern template kernel_fn backward_dense_for<xsimd::avx512bw>(data_type, data_type, data_type);
 extern template kernel_fn backward_strided_for<xsimd::avx512bw>(data_type, data_type, data_type);
 
 template kernel_fn forward_dense_for<TESSERA_SIMD_ARCH>(data_type, data_type);
 template kernel_fn forward_strided_for<TESSERA_SIMD_ARCH>(data_type, data_type);
+template kernel_fn forward_post_ops_for<TESSERA_SIMD_ARCH>(data_type, data_type);
 template kernel_fn backward_dense_for<TESSERA_SIMD_ARCH>(data_type, data_type, data_type);
 template kernel_fn backward_strided_for<TESSERA_SIMD_ARCH>(data_type, data_type, data_type);
 

@@ -19,6 +19,9 @@ template <class Arch>
 kernel_fn forward_dense_for(data_type src, data_type dst);
 template <class Arch>
 kernel_fn forward_strided_for(data_type src, data_type dst);
+// Forward with a post-op chain (forward_post_ops.h), dense or strided by kernel_args::post_ops.
+template <class Arch>
+kernel_fn forward_post_ops_for(data_type src, data_type dst);
 template <class Arch>
 kernel_fn backward_dense_for(data_type dst, data_type diff_dst, data_type diff_src);
 template <class Arch>

@@ -11,6 +11,7 @@
 #include "tessera/primitives/softmax/internal/backward_strided.h"
 #include "tessera/primitives/softmax/internal/forward_dense.h"
 #include "tessera/primitives/softmax/internal/forward_f64.h"
+#include "tessera/primitives/softmax/internal/forward_post_ops.h"
 #include "tessera/primitives/softmax/internal/forward_strided.h"
 #include "tessera/primitives/softmax/internal/kernel_args.h"
 #include "tessera/primitives/softmax/internal/kernel_math.h"
@@ -114,6 +115,16 @@ kernel_fn forward_strided_for(data_type s, data_type d) {
   }
   return TESSERA_ISA_NS::for_types<A>(s, d, [](auto st, auto dt) -> kernel_fn {
     return &TESSERA_ISA_NS::forward_strided<A, decltype(st), decltype(dt)>;
+  });
+}
+
+template <class A>
+kernel_fn forward_post_ops_for(data_type s, data_type d) {
+  if constexpr (simd::has_native_bf16<A>) {
+    if (d != data_type::bf16) return forward_post_ops_for<xsimd::avx512bw>(s, d);
+  }
+  return TESSERA_ISA_NS::for_types<A>(s, d, [](auto st, auto dt) -> kernel_fn {
+    return &TESSERA_ISA_NS::forward_post_ops<A, decltype(st), decltype(dt)>;
   });
 }
 

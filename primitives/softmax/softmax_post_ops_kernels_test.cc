@@ -1,0 +1,196 @@
+// The vector kernels' post-ops (forward_post_ops.h) against the f64 reference on every ISA the
+// CPU has, dense and strided: every binary algorithm with every broadcast and operand type, every
+// eltwise algorithm, chained. The bound (docs/softmax.md): |y - ref| <= 4e-6 * max(1, |ref|).
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tessera/primitives/softmax/softmax.h"
+#include "tessera/primitives/softmax/softmax_test_util.h"
+#include "tessera/testing/softmax/softmax_reference.h"
+
+namespace tessera {
+namespace {
+
+using softmax_test::buffer;
+using softmax_test::plain;
+
+constexpr double kBound = 4e-6;
+
+struct layout_case {
+  std::vector<dim_t> dims;
+  std::vector<int> order;  // memory order, outermost first
+  int axis;
+  const char* kernel;      // "dense" or "strided"
+};
+
+// Dense: the axis innermost (37: tails on every ISA). Strided: the axis outer, 21 lanes (tails).
+const layout_case kLayouts[] = {
+    {{6, 37}, {0, 1}, 1, "dense"},
+    {{3, 9, 21}, {0, 1, 2}, 1, "strided"},
+    {{2, 5, 19}, {0, 2, 1}, 2, "strided"},  // axb along the spatial dim: the lanes are C
+    {{2, 7, 5}, {0, 2, 1}, 1, "dense"},     // axb along C: stride 1
+};
+
+std::vector<float> random_src(dim_t n, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> u(-6.f, 6.f);
+  std::vector<float> x(static_cast<size_t>(n));
+  for (float& v : x) v = u(gen);
+  return x;
+}
+
+// The operand shapes: common, per_oc (dim 1), per_tensor, and a mask over dims 0 and last.
+std::vector<std::vector<dim_t>> operand_shapes(const std::vector<dim_t>& dims) {
+  std::vector<dim_t> common(dims.size(), 1), per_oc(dims.size(), 1), edges(dims.size(), 1);
+  per_oc[1] = dims[1];
+  edges[0] = dims[0];
+  edges.back() = dims.back();
+  return {common, per_oc, dims, edges};
+}
+
+// Runs `attr` with the operands `values` (one per post-op, empty for eltwise) on the kernel
+// `filter` and on the reference; expects the bound.
+void expect_matches_reference(const layout_case& lc, softmax_alg alg, const primitive_attr& attr,
+                              const std::string& filter, const std::string& what) {
+  const memory_desc md = plain(lc.dims, data_type::f32, lc.order);
+  auto fwd = softmax_forward::create(alg, md, md, lc.axis, attr, {.impl_filter = filter});
+  ASSERT_TRUE(fwd.ok()) << fwd.status() << " " << what;
+  ASSERT_NE(fwd->impl_name().find(lc.kernel), std::string::npos) << fwd->impl_name();
+  std::vector<float> x = random_src(md.nelems(), 7), y(x.size(), -9.f);
+  std::vector<std::vector<uint8_t>> operands(attr.post_ops.size());
+  exec_args args{{arg::src, {md, x.data()}}, {arg::dst, {md, y.data()}}};
+  testing::softmax_reference_attr ref;
+  ref.post_ops = attr.post_ops;
+  for (size_t i = 0; i < attr.post_ops.size(); ++i) {
+    ref.post_op_src1.push_back(nullptr);
+    if (attr.post_ops[i].kind != post_op_kind::binary) continue;
+    const memory_desc& op = attr.post_ops[i].src1;
+    operands[i] = buffer(op);
+    std::vector<double> v(static_cast<size_t>(op.nelems()));
+    const bool integer = op.dt() == data_type::s8 || op.dt() == data_type::u8;
+    for (size_t e = 0; e < v.size(); ++e) {
+      v[e] = integer ? static_cast<double>(e % 5 + 1) : static_cast<double>(e % 7 + 1) * 0.125;
+    }
+    testing::write_logical(op, operands[i].data(), v);
+    args.set(post_op_src1{static_cast<int>(i)}, {op, operands[i].data()});
+    ref.post_op_src1.back() = operands[i].data();
+  }
+  ASSERT_TRUE(fwd->execute(args).ok());
+  const std::vector<double> want =
+      testing::softmax_forward_reference(alg, md, x.data(), lc.axis, ref);
+  const std::vector<double> got = testing::read_logical(md, y.data());
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (std::isnan(want[i])) {
+      EXPECT_TRUE(std::isnan(got[i])) << what << " element " << i;
+      continue;
+    }
+    ASSERT_NEAR(got[i], want[i], kBound * std::max(1.0, std::fabs(want[i])))
+        << what << " on " << fwd->impl_name() << " element " << i;
+  }
+}
+
+std::vector<std::string> vector_filters() {
+  std::vector<std::string> f = softmax_test::kernel_filters();
+  f.pop_back();  // the reference
+  return f;
+}
+
+TEST(SoftmaxPostOpsKernels, EveryBinaryAlgorithmBroadcastAndOperandType) {
+  const data_type types[] = {data_type::f32, data_type::bf16, data_type::f16, data_type::s8,
+                             data_type::u8};
+  for (const std::string& filter : vector_filters()) {
+    for (const layout_case& lc : kLayouts) {
+      int n = 0;
+      for (const auto& shape : operand_shapes(lc.dims)) {
+        for (binary_alg alg : {binary_alg::add, binary_alg::sub, binary_alg::mul,
+                               binary_alg::div, binary_alg::max, binary_alg::min, binary_alg::ge,
+                               binary_alg::gt, binary_alg::le, binary_alg::lt, binary_alg::eq,
+                               binary_alg::ne}) {
+          const data_type dt = types[n++ % 5];
+          primitive_attr attr;
+          attr.post_ops = {post_op::binary(alg, plain(shape, dt))};
+          expect_matches_reference(lc, softmax_alg::softmax, attr, filter,
+                                   std::string(name_of(alg)) + ":" + std::string(name_of(dt)) +
+                                       ":mask" + std::to_string(broadcast_mask(plain(shape, dt))));
+        }
+      }
+    }
+  }
+}
+
+TEST(SoftmaxPostOpsKernels, EveryEltwiseAlgorithmOnEveryAlgorithm) {
+  const post_op eltwise[] = {
+      post_op::eltwise(eltwise_alg::linear, 0.5f, 2.f), post_op::eltwise(eltwise_alg::relu, 0.25f),
+      post_op::eltwise(eltwise_alg::clip, 0.01f, 0.5f), post_op::eltwise(eltwise_alg::abs),
+      post_op::eltwise(eltwise_alg::square), post_op::eltwise(eltwise_alg::sqrt),
+      post_op::eltwise(eltwise_alg::exp), post_op::eltwise(eltwise_alg::tanh),
+      post_op::eltwise(eltwise_alg::logistic)};
+  for (const std::string& filter : vector_filters()) {
+    for (const layout_case& lc : kLayouts) {
+      for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::logsoftmax,
+                              softmax_alg::softmax_inf_as_zero}) {
+        for (const post_op& op : eltwise) {
+          primitive_attr attr;
+          attr.post_ops = {op};
+          expect_matches_reference(lc, alg, attr, filter, to_string(attr.post_ops));
+        }
+      }
+    }
+  }
+}
+
+// The batches' chains: add per_oc, mul per_tensor, linear, add common + linear; then a long one
+// with an operand whose layout differs from dst's (read lane by lane).
+TEST(SoftmaxPostOpsKernels, ChainsOfTheBatchesAndOperandsInAnotherLayout) {
+  for (const std::string& filter : vector_filters()) {
+    for (const layout_case& lc : kLayouts) {
+      const auto shapes = operand_shapes(lc.dims);
+      std::vector<int> reversed(lc.dims.size());
+      for (size_t d = 0; d < reversed.size(); ++d) reversed[d] = static_cast<int>(reversed.size() - 1 - d);
+      for (data_type dt : {data_type::f32, data_type::bf16, data_type::f16}) {
+        primitive_attr attr;
+        attr.post_ops = {post_op::binary(binary_alg::add, plain(shapes[1], dt)),
+                         post_op::binary(binary_alg::mul, plain(shapes[2], dt)),
+                         post_op::eltwise(eltwise_alg::linear, 0.5f, 2.f),
+                         post_op::binary(binary_alg::add, plain(shapes[0], dt)),
+                         post_op::eltwise(eltwise_alg::linear, 0.5f, 2.f),
+                         post_op::binary(binary_alg::sub, plain(lc.dims, dt, reversed))};
+        for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::logsoftmax}) {
+          expect_matches_reference(lc, alg, attr, filter, to_string(attr.post_ops));
+        }
+      }
+    }
+  }
+}
+
+// -Inf rows: softmax_inf_as_zero's zeros go through the chain (0 + operand), as in the reference.
+TEST(SoftmaxPostOpsKernels, InfAsZeroRowsGoThroughTheChain) {
+  const memory_desc md = plain({2, 20}, data_type::f32);
+  const memory_desc per_oc = plain({1, 20}, data_type::f32);
+  primitive_attr attr;
+  attr.post_ops = {post_op::binary(binary_alg::add, per_oc)};
+  std::vector<float> b(20);
+  for (int i = 0; i < 20; ++i) b[i] = static_cast<float>(i);
+  for (const std::string& filter : vector_filters()) {
+    auto fwd = softmax_forward::create(softmax_alg::softmax_inf_as_zero, md, md, 1, attr,
+                                       {.impl_filter = filter});
+    ASSERT_TRUE(fwd.ok()) << fwd.status();
+    std::vector<float> x(40, -INFINITY), y(40, -9.f);
+    for (int i = 20; i < 40; ++i) x[i] = 0.f;
+    exec_args args{{arg::src, {md, x.data()}}, {arg::dst, {md, y.data()}}};
+    args.set(post_op_src1{0}, {per_oc, b.data()});
+    ASSERT_TRUE(fwd->execute(args).ok());
+    for (int i = 0; i < 20; ++i) {
+      EXPECT_EQ(y[i], b[i]) << filter;
+      EXPECT_FLOAT_EQ(y[20 + i], 0.05f + b[i]) << filter;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tessera
