@@ -3,7 +3,7 @@
 //   static_assert(tessera::FloatingElement<tessera::bf16>);
 //   static_assert(tessera::element_traits<int8_t>::type == tessera::data_type::s8);
 //   tessera::data_type dt = *tessera::parse_data_type("f16");
-//   int64_t bits = tessera::bits_of(dt);   // 16; sizes are in bits so sub-byte types fit later
+//   int64_t bits = tessera::bits_of(dt);   // 16; sizes are in bits (s4 and u4 are 4)
 //
 // The 16- and 8-bit floating types are storage types (the bit pattern only); arithmetic happens
 // in f32 (f64 for f64) through the conversions in <tessera/core/convert.h>.
@@ -30,11 +30,24 @@ enum class data_type : uint8_t {
   s32,
   s8,
   u8,
+  s4,
+  u4,
+  f4_e2m1,
+  f4_e3m0,
+  e8m0,
 };
 
 inline constexpr data_type kAllDataTypes[] = {
     data_type::f32,     data_type::f64,     data_type::bf16, data_type::f16, data_type::f8_e5m2,
     data_type::f8_e4m3, data_type::s32,     data_type::s8,   data_type::u8,
+};
+
+// Types with no C++ element type: 4-bit codes packed two per byte (s4, u4, f4_e2m1, f4_e3m0)
+// and the scale type e8m0. They are not in kAllDataTypes and visit_data_type does not reach
+// them; <tessera/core/low_precision.h> reads, writes and converts them, and only the reorder's
+// element-wise path takes them.
+inline constexpr data_type kLowPrecisionDataTypes[] = {
+    data_type::s4, data_type::u4, data_type::f4_e2m1, data_type::f4_e3m0, data_type::e8m0,
 };
 
 // Storage types. Trivially copyable, standard layout, exactly as wide as their bits.
@@ -123,20 +136,33 @@ constexpr int bits_of(data_type dt) {
     case data_type::f32: case data_type::s32: return 32;
     case data_type::bf16: case data_type::f16: return 16;
     case data_type::f8_e5m2: case data_type::f8_e4m3: case data_type::s8: case data_type::u8: return 8;
+    case data_type::e8m0: return 8;
+    case data_type::s4: case data_type::u4: case data_type::f4_e2m1: case data_type::f4_e3m0: return 4;
     case data_type::undef: return 0;
   }
   return 0;
 }
 
+// s4, u4, f4_e2m1, f4_e3m0 and e8m0: the types of kLowPrecisionDataTypes.
+constexpr bool is_low_precision(data_type dt) {
+  switch (dt) {
+    case data_type::s4: case data_type::u4: case data_type::f4_e2m1: case data_type::f4_e3m0:
+    case data_type::e8m0: return true;
+    default: return false;
+  }
+}
+
 constexpr bool is_floating(data_type dt) {
   switch (dt) {
     case data_type::f32: case data_type::f64: case data_type::bf16: case data_type::f16:
-    case data_type::f8_e5m2: case data_type::f8_e4m3: return true;
+    case data_type::f8_e5m2: case data_type::f8_e4m3: case data_type::f4_e2m1:
+    case data_type::f4_e3m0: case data_type::e8m0: return true;
     default: return false;
   }
 }
 constexpr bool is_integral(data_type dt) {
-  return dt == data_type::s32 || dt == data_type::s8 || dt == data_type::u8;
+  return dt == data_type::s32 || dt == data_type::s8 || dt == data_type::u8 ||
+         dt == data_type::s4 || dt == data_type::u4;
 }
 
 // "f32", "bf16", "f8_e5m2", "s8", ... ("undef" for undef).
@@ -144,7 +170,7 @@ absl::string_view name_of(data_type dt);
 // Inverse of name_of; error names the bad string.
 absl::StatusOr<data_type> parse_data_type(absl::string_view name);
 
-// Calls f(T{}) with the element type of `dt` (dt must not be undef). Lets run-time code reach
+// Calls f(T{}) with the element type of `dt` (dt must be in kAllDataTypes). Lets run-time code reach
 // templated code:  visit_data_type(dt, [&](auto tag) { using T = decltype(tag); ... });
 template <class F>
 constexpr decltype(auto) visit_data_type(data_type dt, F&& f) {

@@ -107,6 +107,7 @@ absl::StatusOr<memory_desc> memory_desc::with_blocking(absl::Span<const dim_t> d
   if (md.runtime_) return md;  // overlap and size are checked on the concrete descriptors
   TESSERA_RETURN_IF_ERROR(md.check_no_overlap());
   TESSERA_RETURN_IF_ERROR(md.check_size());
+  TESSERA_RETURN_IF_ERROR(md.check_sub_byte_layout());
   return md;
 }
 
@@ -214,6 +215,49 @@ absl::Status memory_desc::check_size() const {
           absl::StrCat("memory_desc: the element count of padded dims ", dims_str(padded_dims()),
                        " overflows int64"));
     }
+  }
+  return absl::OkStatus();
+}
+
+// Two elements share a byte, so a layout with gaps (a view, a padded stride) must not place an
+// element of the tensor in the same byte as a position outside it: the tensor starts on a byte,
+// every stride that moves between outer positions is 1 or even, and each contiguous run (the
+// inner block times the positions of the dim stepping over it) holds an even number of elements.
+// A gap-free layout (its elements, padding included, fill its extent, like every tag) may have
+// odd strides: its bytes hold only its own elements, whatever the split.
+absl::Status memory_desc::check_sub_byte_layout() const {
+  if (bits_of(dt_) != 4 || kind_ != format_kind::blocked || runtime_ || nelems() == 0) {
+    return absl::OkStatus();
+  }
+  if (offset0_ % 2 != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "memory_desc: a ", name_of(dt_), " tensor starts at element offset ", offset0_,
+        ", inside a byte: 4-bit views must start at an even element offset (two per byte)"));
+  }
+  int64_t extent = 0;
+  max_extent(&extent);  // validated by check_size
+  if (extent == nelems(/*with_padding=*/true)) return absl::OkStatus();
+  const auto blocks = block_products();
+  const dim_t block = inner_block_size();
+  int64_t run = block;
+  for (int d = 0; d < rank_; ++d) {
+    const dim_t stride = blocking_.strides[d];
+    const dim_t positions = padded_dims_[d] / blocks[d];
+    if (positions <= 1) continue;
+    if (stride != 1 && stride % 2 != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "memory_desc: ", name_of(dt_), " dim ", d, " has odd stride ", stride,
+          " in a layout with gaps (dims ", dims_str(dims()), "): a byte would hold elements of "
+          "two positions of dim ", d, " and a gap; 4-bit layouts with gaps need strides of 1 or "
+          "even"));
+    }
+    if (stride == block) run = block * positions;
+  }
+  if (run % 2 != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "memory_desc: ", name_of(dt_), " layout with gaps (dims ", dims_str(dims()),
+        ") has contiguous runs of ", run, " elements: a byte would hold its last element and a "
+        "gap; 4-bit layouts with gaps need runs of an even number of elements"));
   }
   return absl::OkStatus();
 }
@@ -423,6 +467,7 @@ absl::StatusOr<memory_desc> memory_desc::submemory(absl::Span<const dim_t> sub_d
                                                      " moves offset0 past int64"));
     }
   }
+  TESSERA_RETURN_IF_ERROR(md.check_sub_byte_layout());
   return md;
 }
 

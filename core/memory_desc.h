@@ -164,6 +164,9 @@ class memory_desc {
   dim_t inner_block_size() const;
   absl::Status check_no_overlap() const;
   absl::Status check_size() const;
+  // For the 4-bit types: no byte holds elements of this tensor and bytes outside it, but where
+  // the layout is gap-free (docs/core.md, "Sub-byte layouts").
+  absl::Status check_sub_byte_layout() const;
   // Sets runtime_ from dims and strides.
   void note_runtime_values();
   // oneDNN's get_size() in elements (offset0 excluded); false on int64 overflow.

@@ -186,6 +186,13 @@ std::vector<error_case> all_cases() {
            "-1"),
       CASE("desc.overlap", memory_desc::with_strides({2, 3}, data_type::f32, {2, 1}), "2"),
       CASE("desc.zero_stride", memory_desc::with_strides({2, 3}, data_type::f32, {0, 1}), "0"),
+      CASE("desc.sub_byte_odd_stride", memory_desc::with_strides({2, 4}, data_type::s4, {5, 1}),
+           "odd stride 5"),
+      CASE("desc.sub_byte_odd_run", memory_desc::with_strides({2, 3}, data_type::u4, {4, 1}),
+           "runs of 3"),
+      CASE("desc.sub_byte_view_start",
+           memory_desc::with_strides({4, 6}, data_type::s4, {6, 1})->submemory({2, 2}, {0, 1}),
+           "offset 1"),
       CASE("desc.too_many_blocks", [] {
              blocking_desc b;
              b.inner_nblks = 13;
@@ -357,6 +364,15 @@ std::vector<error_case> all_cases() {
              a.dst_scales = quant_param{.dt = data_type::s8};
              return reorder::create(md({2, 3}, data_type::s8, "ab"), f32_desc("ab"), a);
            }(), "s8"),
+      CASE("reorder.zero_point_type_f4", [] {
+             primitive_attr a;
+             a.src_zero_points = quant_param{.dt = data_type::f4_e2m1};
+             return reorder::create(md({2, 4}, data_type::s4, "ab"), md({2, 4}, data_type::f32, "ab"), a);
+           }(), "f4_e2m1"),
+      CASE("reorder.low_precision_forced_kernel",
+           reorder::create(md({2, 4}, data_type::u4, "ab"), md({2, 4}, data_type::u4, "ab"), {},
+                           reorder_options{.impl_filter = "native:any:copy"}),
+           "s4, u4"),
       CASE("reorder.sum_zero_point_float", [] {
              primitive_attr a;
              a.sum = sum_post_op{};

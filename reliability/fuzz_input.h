@@ -69,6 +69,17 @@ inline data_type decode_type(byte_reader& in) {
   return kTypes[in.u8() % 10];
 }
 
+// For the reorder, which also takes the low-precision types: bytes 0-199 as decode_type, 200-255
+// s4, u4, f4_e2m1, f4_e3m0, e8m0 in turn.
+inline data_type decode_reorder_type(byte_reader& in) {
+  constexpr data_type kTypes[] = {data_type::f32,     data_type::f64, data_type::bf16,
+                                  data_type::f16,     data_type::f8_e5m2, data_type::f8_e4m3,
+                                  data_type::s32,     data_type::s8,  data_type::u8,
+                                  data_type::undef};
+  const uint8_t b = in.u8();
+  return b < 200 ? kTypes[b % 10] : kLowPrecisionDataTypes[b % 5];
+}
+
 inline absl::StatusOr<memory_desc> decode_desc(byte_reader& in, const std::vector<dim_t>& dims,
                                                data_type dt) {
   const int rank = static_cast<int>(dims.size());

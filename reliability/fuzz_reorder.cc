@@ -1,13 +1,15 @@
 // libFuzzer target: reorder create + execute on arbitrary small descriptors, types and
 // attributes, compared bit for bit with testing/reorder's scalar reference.
-// Input: rank byte (1 + mod 4), dims (mod 18 each; 0 allowed), src type, dst type, src and dst
+// Input: rank byte (1 + mod 4), dims (mod 18 each; 0 allowed), src type, dst type (the
+// low-precision ones included, fuzz_input.h's decode_reorder_type), src and dst
 // descriptors (fuzz_input.h), an attribute flags byte (bit 0 src_scales, 1 dst_scales,
 // 2 src_zero_points, 3 dst_zero_points, 4 sum, 5 output scales, 6 typed and grouped
 // quantization) each followed by its mask byte (raw: bits beyond the rank are rejected) and,
-// with bit 6, a byte for each scale / zero point: bits 0-1 its value type (scales f32 f16 bf16,
-// zero points s32 s8 u8), bits 2-4 and 5-7 the groups of the last and the second-last dim
+// with bit 6, a byte for each scale / zero point: bits 0-1 its value type (scales f32 f16 bf16
+// e8m0, zero points s32 s8 u8 s4), bits 2-4 and 5-7 the groups of the last and the second-last dim
 // (1 + value; 0 and 0: no groups; groups that do not divide are rejected), a fill byte (bit 0: probe values, else random;
-// the rest is the seed), and bytes for the scale / zero-point values.
+// the rest is the seed; low-precision buffers get random codes), and bytes for the scale /
+// zero-point values.
 // Properties: execute never crashes; when it succeeds, the whole destination buffer (elements,
 // padding and the gaps between them) equals the reference's, and the guard bytes around it are
 // intact; when it fails, the destination buffer is untouched.
@@ -18,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -25,6 +28,7 @@
 #include "tessera/core/memory_desc.h"
 #include "tessera/formats/md_string.h"
 #include "tessera/core/convert.h"
+#include "tessera/core/low_precision.h"
 #include "tessera/primitives/common/attr.h"
 #include "tessera/primitives/common/quant_args.h"
 #include "tessera/primitives/reorder/reorder.h"
@@ -63,8 +67,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const int rank = 1 + in.u8() % 4;
   std::vector<dim_t> dims(rank);
   for (auto& d : dims) d = in.u8() % 18;
-  const data_type sdt = tessera::reliability::decode_type(in);
-  const data_type ddt = tessera::reliability::decode_type(in);
+  const data_type sdt = tessera::reliability::decode_reorder_type(in);
+  const data_type ddt = tessera::reliability::decode_reorder_type(in);
   auto src_md = tessera::reliability::decode_desc(in, dims, sdt);
   auto dst_md = tessera::reliability::decode_desc(in, dims, ddt);
   if (!src_md.ok() || !dst_md.ok()) return 0;
@@ -86,9 +90,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!(flags & 64)) return q;
     const uint8_t b = in.u8();
     static constexpr data_type kScaleTypes[] = {data_type::f32, data_type::f16, data_type::bf16,
-                                                data_type::f32};
+                                                data_type::e8m0};
     static constexpr data_type kZeroPointTypes[] = {data_type::s32, data_type::s8, data_type::u8,
-                                                    data_type::s32};
+                                                    data_type::s4};
     q.dt = (zero_point ? kZeroPointTypes : kScaleTypes)[b & 3];
     const int64_t last = 1 + ((b >> 2) & 7), second = 1 + (b >> 5);
     if (last > 1 || second > 1) {
@@ -116,7 +120,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!r.ok()) return 0;
 
   std::vector<uint8_t> src(src_md->size_bytes() + 1);
-  if (fill & 1) {
+  // Low-precision buffers: every bit pattern is a valid code.
+  auto random_codes = [&](uint8_t* p, int64_t n, uint32_t seed) {
+    std::mt19937 rng(seed);
+    for (int64_t i = 0; i < n; ++i) p[i] = static_cast<uint8_t>(rng());
+  };
+  if (tessera::is_low_precision(sdt)) {
+    random_codes(src.data(), static_cast<int64_t>(src.size()), fill);
+  } else if (fill & 1 && !tessera::is_low_precision(ddt)) {
     TESSERA_FUZZ_CHECK(tessera::testing::fill_probe(*src_md, src.data(), ddt).ok(), "fill_probe");
   } else {
     TESSERA_FUZZ_CHECK(
@@ -126,10 +137,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const int64_t dst_bytes = dst_md->size_bytes();
   tessera::testing::guarded_buffer dst(dst_bytes);
   std::memset(dst.data(), 0x3C, dst_bytes);
-  TESSERA_FUZZ_CHECK(tessera::testing::fill_random(*dst_md, dst.data(),
-                                                   {.seed = fill + 1u, .padding_byte = 0x5A})
-                         .ok(),
-                     "fill_random dst");
+  if (tessera::is_low_precision(ddt)) {
+    random_codes(static_cast<uint8_t*>(dst.data()), dst_bytes, fill + 1u);
+  } else {
+    TESSERA_FUZZ_CHECK(tessera::testing::fill_random(*dst_md, dst.data(),
+                                                     {.seed = fill + 1u, .padding_byte = 0x5A})
+                           .ok(),
+                       "fill_random dst");
+  }
   std::vector<uint8_t> before(static_cast<const uint8_t*>(dst.data()),
                               static_cast<const uint8_t*>(dst.data()) + dst_bytes);
   std::vector<uint8_t> want(before);
@@ -147,9 +162,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const int64_t n = tessera::grouped_value_count(*q, dims);
     const int size = tessera::bits_of(dt) / 8;
     quant_buffer b;
-    b.bytes.resize(n * size);
+    b.bytes.resize((n * tessera::bits_of(dt) + 7) / 8);
     for (int64_t i = 0; i < n; ++i) {
-      if (is_scale) {
+      if (tessera::is_low_precision(dt)) {  // e8m0 scales, s4 zero points
+        const uint8_t code = is_scale ? tessera::low_precision_from_f32(dt, kScales[in.u8() % 16])
+                                      : static_cast<uint8_t>(in.u8() & 0xF);
+        tessera::store_code(dt, b.bytes.data(), i, code);
+      } else if (is_scale) {
         const float v = kScales[in.u8() % 16];
         tessera::visit_data_type(dt, [&](auto tag) {
           using T = decltype(tag);
@@ -193,12 +212,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   TESSERA_FUZZ_CHECK(ref.ok(), absl::StrCat(problem, ": reorder ran but the reference refused: ",
                                             ref.ToString()));
   if (std::memcmp(want.data(), dst.data(), dst_bytes) != 0) {
-    const auto exact =
-        tessera::testing::bit_exact({*dst_md, dst.data()}, {*dst_md, want.data()});
+    const std::string exact =
+        tessera::is_low_precision(ddt)
+            ? std::string("low-precision codes differ")
+            : std::string(
+                  tessera::testing::bit_exact({*dst_md, dst.data()}, {*dst_md, want.data()})
+                      .message());
     size_t first = 0;
     while (want[first] == static_cast<const uint8_t*>(dst.data())[first]) ++first;
     tessera::reliability::fail(absl::StrCat(problem, ": differs from the reference at byte ",
-                                            first, "; ", exact.message()));
+                                            first, "; ", exact));
   }
 
   const uint8_t runtime_dims = in.u8(), runtime_strides = in.u8();

@@ -46,9 +46,9 @@ std::vector<float> gen_scales(int64_t n) {
   for (int64_t i = 0; i < n; ++i) v[i] = std::ldexp(1.f, static_cast<int>(i % 7) - 3);
   return v;
 }
-// Zero points of an unsigned type are 0..4 instead.
+// Zero points of an unsigned type are 0..4 instead (every value fits s4 and u4).
 std::vector<int32_t> gen_zero_points(int64_t n, data_type dt) {
-  const int32_t low = dt == data_type::u8 ? 0 : -2;
+  const int32_t low = dt == data_type::u8 || dt == data_type::u4 ? 0 : -2;
   std::vector<int32_t> v(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) v[i] = static_cast<int32_t>(i % 5) + low;
   return v;
@@ -56,7 +56,7 @@ std::vector<int32_t> gen_zero_points(int64_t n, data_type dt) {
 
 // The scale types Tessera takes.
 bool scale_type(const std::string& name, data_type* dt) {
-  if (name != "f32" && name != "f16" && name != "bf16") return false;
+  if (name != "f32" && name != "f16" && name != "bf16" && name != "e8m0") return false;
   *dt = *parse_data_type(name);
   return true;
 }
@@ -66,6 +66,8 @@ bool zero_point_type(const std::string& name, data_type* dt, int64_t* lo, int64_
   if (name == "s32") { *dt = data_type::s32; *lo = INT32_MIN; *hi = INT32_MAX; return true; }
   if (name == "s8") { *dt = data_type::s8; *lo = -128; *hi = 127; return true; }
   if (name == "u8") { *dt = data_type::u8; *lo = 0; *hi = 255; return true; }
+  if (name == "s4") { *dt = data_type::s4; *lo = -8; *hi = 7; return true; }
+  if (name == "u4") { *dt = data_type::u4; *lo = 0; *hi = 15; return true; }
   return false;
 }
 

@@ -19,10 +19,12 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "bench/driver/low_precision_buffers.h"
 #include "bench/driver/measure.h"
 #include "bench/driver/onednn_runner.h"
 #include "bench/driver/post_ops_knob.h"
 #include "tessera/core/convert.h"
+#include "tessera/core/low_precision.h"
 #include "tessera/core/memory_desc.h"
 #include "tessera/formats/make_memory_desc.h"
 #include "tessera/primitives/common/quant_args.h"
@@ -219,6 +221,7 @@ absl::Status overlay_probes(const memory_desc& md, char* data, data_type ddt) {
 // outside the logical elements differ) the first such byte.
 std::string first_difference(const memory_desc& md, const char* got, const char* want, const char* got_name,
                              const char* want_name) {
+  if (is_low_precision(md.dt())) return first_code_difference(md, got, want, got_name, want_name);
   const int64_t es = element_bytes(md.dt());
   int64_t differing = 0;
   std::vector<dim_t> first;
@@ -297,11 +300,14 @@ data_type scale_type_of(const std::optional<quant_param>& q) {
   return q ? quant_value_type(arg::src_scales, *q) : data_type::f32;
 }
 
-// Scales as the bytes of type dt (f32, f16 or bf16; the generated values are exact in each).
+// Scales as the bytes of type dt (f32, f16, bf16 or e8m0; the generated values, powers of two,
+// are exact in each).
 std::vector<char> scales_as(data_type dt, const std::vector<float>& values) {
   std::vector<char> bytes(std::max<size_t>(values.size() * (bits_of(dt) / 8), 1));
   for (size_t i = 0; i < values.size(); ++i) {
-    if (dt == data_type::f16) {
+    if (dt == data_type::e8m0) {
+      store_code(dt, bytes.data(), static_cast<int64_t>(i), low_precision_from_f32(dt, values[i]));
+    } else if (dt == data_type::f16) {
       const f16 v = from_f32<f16>(values[i]);
       std::memcpy(bytes.data() + 2 * i, &v, 2);
     } else if (dt == data_type::bf16) {
@@ -314,17 +320,45 @@ std::vector<char> scales_as(data_type dt, const std::vector<float>& values) {
   return bytes;
 }
 
-// Zero points as the bytes of type dt (s32, s8 or u8; the resolver keeps values in range).
+// Zero points as the bytes of type dt (s32, s8, u8, or s4 / u4 two per byte; the resolver keeps
+// values in range).
 std::vector<char> zero_points_as(data_type dt, const std::vector<int32_t>& values) {
-  std::vector<char> bytes(std::max<size_t>(values.size() * (bits_of(dt) / 8), 1));
+  std::vector<char> bytes(std::max<size_t>((values.size() * bits_of(dt) + 7) / 8, 1));
   for (size_t i = 0; i < values.size(); ++i) {
-    if (dt == data_type::s32) {
+    if (bits_of(dt) == 4) {
+      store_code(dt, bytes.data(), static_cast<int64_t>(i), static_cast<uint8_t>(values[i] & 0xF));
+    } else if (dt == data_type::s32) {
       std::memcpy(bytes.data() + 4 * i, &values[i], 4);
     } else {
       bytes[i] = static_cast<char>(static_cast<uint8_t>(values[i]));
     }
   }
   return bytes;
+}
+
+// Random src (with the conversion probes overlaid) and dst. Low-precision buffers get random
+// codes; a float src for an integer dst spans past the dst's range, so saturation is exercised.
+absl::Status fill_reorder_inputs(const memory_desc& src_md, const memory_desc& dst_md, char* src,
+                                 char* dst_init) {
+  const data_type sdt = src_md.dt(), ddt = dst_md.dt();
+  testing::fill_options fo{.seed = 11};
+  if (!is_integral(sdt) && is_integral(ddt)) {
+    fo.lo = bits_of(ddt) == 4 ? -20 : -300;
+    fo.hi = -*fo.lo;
+  }
+  if (is_low_precision(sdt)) {
+    fill_codes(src_md, src, 11);
+  } else {
+    if (absl::Status st = testing::fill_random(src_md, src, fo); !st.ok()) return st;
+    if (!is_low_precision(ddt)) {
+      if (absl::Status st = overlay_probes(src_md, src, ddt); !st.ok()) return st;
+    }
+  }
+  if (is_low_precision(ddt)) {
+    fill_codes(dst_md, dst_init, 23);
+    return absl::OkStatus();
+  }
+  return testing::fill_random(dst_md, dst_init, {.seed = 23, .padding_byte = 0});
 }
 
 outcome run_reorder(const parsed_problem& pp, const resolved& r) {
@@ -363,14 +397,8 @@ outcome run_reorder(const parsed_problem& pp, const resolved& r) {
   // Inputs: random values over the types' ranges with the conversion probes overlaid; the
   // destination starts random too, so that a sum post-op has something to add to.
   std::vector<char> src(static_cast<size_t>(std::max<int64_t>(sb, 1))), dst_init(static_cast<size_t>(std::max<int64_t>(db, 1)));
-  testing::fill_options fo{.seed = 11};
-  if (!is_integral(q.sdt) && is_integral(q.ddt)) {
-    fo.lo = -300;
-    fo.hi = 300;
-  }
-  for (absl::Status st : {testing::fill_random(*src_md, src.data(), fo), overlay_probes(*src_md, src.data(), q.ddt),
-                          testing::fill_random(*dst_md, dst_init.data(), {.seed = 23, .padding_byte = 0})}) {
-    if (!st.ok()) return creation_failure(absl::InvalidArgumentError(absl::StrCat("fill: ", st.message())));
+  if (absl::Status st = fill_reorder_inputs(*src_md, *dst_md, src.data(), dst_init.data()); !st.ok()) {
+    return creation_failure(absl::InvalidArgumentError(absl::StrCat("fill: ", st.message())));
   }
 
   // Attribute values as memories.

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "tessera/core/convert.h"
+#include "tessera/core/low_precision.h"
 
 namespace tessera {
 namespace {
@@ -13,6 +14,10 @@ namespace {
 // Value i of n given values of type dt, as f32 (scales) or s32 (zero points; exact).
 template <class Out>
 Out value_at(data_type dt, const void* given, int64_t i) {
+  if (is_low_precision(dt)) {  // s4 / u4 zero points (exact integers), e8m0 scales
+    const float v = low_precision_to_f32(dt, load_code(dt, given, i));
+    return static_cast<Out>(v);
+  }
   return visit_data_type(dt, [&](auto tag) -> Out {
     using T = decltype(tag);
     T v;
@@ -57,13 +62,15 @@ void expand(arg a, const quant_param& q, absl::Span<const dim_t> dims, const voi
 
 absl::Status check_quant_type(arg a, data_type dt) {
   const bool zero_point = is_zero_point_arg(a);
-  const bool ok = zero_point ? (dt == data_type::s32 || dt == data_type::s8 || dt == data_type::u8)
+  const bool ok = zero_point ? (dt == data_type::s32 || dt == data_type::s8 || dt == data_type::u8 ||
+                                dt == data_type::s4 || dt == data_type::u4)
                              : (dt == data_type::f32 || dt == data_type::f16 ||
-                                dt == data_type::bf16);
+                                dt == data_type::bf16 || dt == data_type::e8m0);
   if (ok) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrCat(
       name_of(a), " of type ", name_of(dt), ": ",
-      zero_point ? "zero points are s32, s8 or u8" : "scales are f32, f16 or bf16"));
+      zero_point ? "zero points are s32, s8 or u8, or 4-bit s4 or u4"
+                 : "scales are f32, f16 or bf16, or e8m0 (a power of two)"));
 }
 
 absl::Status check_quant_groups(arg a, const quant_param& q, absl::Span<const dim_t> dims) {

@@ -63,7 +63,8 @@ constexpr data_type quant_value_type(arg a, const quant_param& q) {
   return is_zero_point_arg(a) ? data_type::s32 : data_type::f32;
 }
 
-// OK when dt may carry argument a's values (zero points: s32, s8, u8; scales: f32, f16, bf16);
+// OK when dt may carry argument a's values (zero points: s32, s8, u8, s4, u4; scales: f32, f16,
+// bf16, e8m0);
 // else an error naming the type, the argument and the types allowed.
 absl::Status check_quant_type(arg a, data_type dt);
 

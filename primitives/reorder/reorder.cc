@@ -225,7 +225,7 @@ absl::StatusOr<const void*> quant_arg(const exec_args& args, arg which,
                                                    name_of(dt)));
   }
   if (m->desc.kind() != format_kind::blocked || m->desc.nelems() != expected ||
-      m->desc.size_bytes() != expected * bits_of(dt) / 8) {
+      m->desc.size_bytes() != (expected * bits_of(dt) + 7) / 8) {
     return absl::InvalidArgumentError(absl::StrCat(
         "argument ", name_of(which), " must hold ", expected,
         " dense values (mask ", q->mask, " over dims ", dims_text(dst.dims()),

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "tessera/core/convert.h"
+#include "tessera/core/low_precision.h"
 #include "tessera/testing/index.h"
 
 // Separate roundings for every operation, as the documented order requires.
@@ -22,6 +23,7 @@ struct quant_values_of {
   data_type dt = data_type::undef;
   explicit operator bool() const { return data != nullptr; }
   double operator[](dim_t i) const {
+    if (is_low_precision(dt)) return low_precision_to_f32(dt, load_code(dt, data, i));
     return visit_data_type(dt, [&](auto tag) -> double {
       using T = decltype(tag);
       return to_f64(static_cast<const T*>(data)[i]);
@@ -72,6 +74,59 @@ T down(Acc v) {
   else return from_f32<T>(v);
 }
 
+// Stands for the side of a reorder whose type is one of kLowPrecisionDataTypes (no C++ type).
+struct low_precision_tag {};
+
+template <class T>
+constexpr bool is_low_precision_v = std::is_same_v<T, low_precision_tag>;
+
+// Element `off` (an element offset) of m, widened.
+template <class Acc, class T>
+Acc read_at(const memory& m, dim_t off) {
+  if constexpr (is_low_precision_v<T>) {
+    return static_cast<Acc>(low_precision_to_f32(m.desc.dt(), load_code(m.desc.dt(), m.data, off)));
+  } else {
+    return up<Acc>(static_cast<const T*>(m.data)[off]);
+  }
+}
+
+template <class T, class Acc>
+void write_at(const memory& m, dim_t off, Acc v) {
+  if constexpr (is_low_precision_v<T>) {
+    const data_type dt = m.desc.dt();
+    store_code(dt, m.data, off,
+               std::is_same_v<Acc, double> ? low_precision_from_f64(dt, v) : low_precision_from_f32(dt, v));
+  } else {
+    static_cast<T*>(m.data)[off] = down<T>(v);
+  }
+}
+
+// The bits of element `from` of src into element `to` of dst (same type).
+template <class T>
+void copy_bits(const memory& src, dim_t from, const memory& dst, dim_t to) {
+  if constexpr (is_low_precision_v<T>) {
+    store_code(dst.desc.dt(), dst.data, to, load_code(src.desc.dt(), src.data, from));
+  } else {
+    std::memcpy(static_cast<T*>(dst.data) + to, static_cast<const T*>(src.data) + from, sizeof(T));
+  }
+}
+
+template <class T>
+void zero_at(const memory& m, dim_t off) {
+  if constexpr (is_low_precision_v<T>) {
+    store_code(m.desc.dt(), m.data, off, 0);
+  } else {
+    std::memset(static_cast<T*>(m.data) + off, 0, sizeof(T));
+  }
+}
+
+// Calls f(T{}) with the element type of dt, or low_precision_tag for the low-precision types.
+template <class F>
+absl::Status visit_side(data_type dt, F&& f) {
+  if (is_low_precision(dt)) return f(low_precision_tag{});
+  return visit_data_type(dt, f);
+}
+
 template <class S, class D>
 absl::Status run(const memory& src, const memory& dst, const primitive_attr& attr,
                  const exec_args& args) {
@@ -92,17 +147,16 @@ absl::Status run(const memory& src, const memory& dst, const primitive_attr& att
     dst_zp = *d;
   }
   const auto dims = dst.desc.dims();
-  const bool bit_copy = std::is_same_v<S, D> && attr.empty();
-  const S* in = static_cast<const S*>(src.data);
-  D* out = static_cast<D*>(dst.data);
+  const bool bit_copy = src.desc.dt() == dst.desc.dt() && attr.empty();
   for_each_index(dims, [&](absl::Span<const dim_t> x) {
-    const S s = in[offset_of(src.desc, x)];
-    D* o = out + offset_of(dst.desc, x);
-    if (bit_copy) {
-      std::memcpy(o, &s, sizeof(D));
-      return;
+    const dim_t from = offset_of(src.desc, x), to = offset_of(dst.desc, x);
+    if constexpr (std::is_same_v<S, D>) {
+      if (bit_copy) {
+        copy_bits<D>(src, from, dst, to);
+        return;
+      }
     }
-    Acc v = up<Acc>(s);
+    Acc v = read_at<Acc, S>(src, from);
     if (src_zp) v -= static_cast<Acc>(src_zp[masked_index(*attr.src_zero_points, dims, x)]);
     if (src_scale) v *= static_cast<Acc>(src_scale[masked_index(*attr.src_scales, dims, x)]);
     if (attr.oscale) {
@@ -111,17 +165,17 @@ absl::Status run(const memory& src, const memory& dst, const primitive_attr& att
     if (attr.sum) {
       const double zp = dst_zp ? dst_zp[masked_index(*attr.dst_zero_points, dims, x)]
                                : attr.sum->zero_point;
-      v += static_cast<Acc>(attr.sum->beta) * (up<Acc>(*o) - static_cast<Acc>(zp));
+      v += static_cast<Acc>(attr.sum->beta) * (read_at<Acc, D>(dst, to) - static_cast<Acc>(zp));
     }
     if (dst_scale) v /= static_cast<Acc>(dst_scale[masked_index(*attr.dst_scales, dims, x)]);
     if (dst_zp) v += static_cast<Acc>(dst_zp[masked_index(*attr.dst_zero_points, dims, x)]);
-    *o = down<D>(v);
+    write_at<D>(dst, to, v);
   });
   // Padding: every index of the padded dims that is outside the logical dims.
   for_each_index(dst.desc.padded_dims(), [&](absl::Span<const dim_t> x) {
     for (size_t d = 0; d < dims.size(); ++d) {
       if (x[d] >= dims[d]) {
-        std::memset(out + offset_of(dst.desc, x), 0, sizeof(D));
+        zero_at<D>(dst, offset_of(dst.desc, x));
         return;
       }
     }
@@ -145,8 +199,8 @@ absl::Status reference_reorder(const memory& src, const memory& dst, const primi
       (dst.data == nullptr && dst.desc.size_bytes() > 0)) {
     return absl::InvalidArgumentError("reference_reorder: null buffer");
   }
-  return visit_data_type(src.desc.dt(), [&](auto s) {
-    return visit_data_type(dst.desc.dt(), [&](auto d) {
+  return visit_side(src.desc.dt(), [&](auto s) {
+    return visit_side(dst.desc.dt(), [&](auto d) {
       return run<decltype(s), decltype(d)>(src, dst, attr, quant_args);
     });
   });

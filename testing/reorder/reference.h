@@ -12,7 +12,9 @@
 // each step only when its attribute is present (the sum's dst_zp is the dst zero point when
 // given, else the sum's own zero point). Equal types without attributes copy bits. dst padding
 // (indices in [dims, padded_dims)) is set to zero. Scales and zero points are read in the type of
-// the memory that holds them (zero points s32, s8 or u8), element by element.
+// the memory that holds them (zero points s32, s8, u8, s4 or u4; scales f32, f16, bf16 or e8m0),
+// element by element. The low-precision types (s4, u4, f4_e2m1, f4_e3m0, e8m0) go through
+// <tessera/core/low_precision.h>, 4-bit elements two per byte.
 #ifndef TESSERA_TESTING_REORDER_REFERENCE_H_
 #define TESSERA_TESTING_REORDER_REFERENCE_H_
 

@@ -4,6 +4,7 @@
 #include "tessera/primitives/common/impl_name.h"
 #include "tessera/primitives/reorder/internal/copy_kernel.h"
 #include "tessera/primitives/reorder/internal/gather_kernel.h"
+#include "tessera/primitives/reorder/internal/low_precision_kernel.h"
 #include "tessera/primitives/reorder/internal/reference_kernel.h"
 #include "tessera/primitives/reorder/internal/strided_kernel.h"
 #include "tessera/primitives/reorder/internal/transpose_kernel.h"
@@ -50,8 +51,22 @@ const simd::kernel_table<vector_kernels_getter>& vector_table() {
   return table;
 }
 
+// Every kernel but the element-wise reference addresses whole bytes per element: it declines the
+// 4-bit types and e8m0.
+std::function<absl::Status(plan&)> byte_types_only(std::function<absl::Status(plan&)> accept) {
+  return [accept = std::move(accept)](plan& p) {
+    if (involves_low_precision(p)) {
+      return absl::FailedPreconditionError(
+          "s4, u4, f4_e2m1, f4_e3m0 and e8m0 take the element-wise reference kernel");
+    }
+    return accept(p);
+  };
+}
+
 void add_any_isa(const any_isa_kernel& k, std::vector<candidate>& list) {
-  list.push_back({impl_name(k.engine, kAnyIsa, k.kernel), k.accept});
+  std::function<absl::Status(plan&)> accept = k.accept;
+  if (k.accept != &accept_reference) accept = byte_types_only(std::move(accept));
+  list.push_back({impl_name(k.engine, kAnyIsa, k.kernel), std::move(accept)});
 }
 
 }  // namespace
@@ -69,7 +84,7 @@ std::vector<candidate> candidates() {
       const std::string kernel =
           k.names_tile ? absl::StrCat(k.kernel, tile, "x", tile) : std::string(k.kernel);
       list.push_back({impl_name(kEngineXsimd, simd::name_of(choice.chosen), kernel),
-                      [vk, accept = k.accept](plan& p) { return accept(p, vk); }});
+                      byte_types_only([vk, accept = k.accept](plan& p) { return accept(p, vk); })});
     }
   }
   for (const any_isa_kernel& k : kLast) add_any_isa(k, list);

@@ -24,7 +24,8 @@ struct candidate {
 };
 
 // Best first: copy, then per ISA (from simd::max_isa() down) convert, gather and transpose, then
-// the generic strided kernel, then the element-wise scalar kernel (accepts everything).
+// the generic strided kernel, then the element-wise scalar kernel (accepts everything; the only
+// one that takes s4, u4, f4_e2m1, f4_e3m0 and e8m0, which the others decline).
 std::vector<candidate> candidates();
 
 }  // namespace tessera::reorder_internal

@@ -5,6 +5,7 @@
 
 #include "absl/types/span.h"
 #include "tessera/primitives/reorder/internal/element_math.h"
+#include "tessera/primitives/reorder/internal/low_precision_kernel.h"
 #include "tessera/primitives/reorder/internal/plan.h"
 
 namespace tessera::reorder_internal {
@@ -58,6 +59,10 @@ void elementwise(const plan& p, const exec_ctx& ctx) {
 }  // namespace
 
 void run_kernel(const plan& p, const reference_state&, const exec_ctx& ctx) {
+  if (involves_low_precision(p)) {
+    run_low_precision(p, ctx);
+    return;
+  }
   visit_type_pair(p.src.dt(), p.dst.dt(), [&](auto s, auto d) {
     elementwise<decltype(s), decltype(d)>(p, ctx);
   });
