@@ -13,11 +13,10 @@ int64_t compensation_count(absl::Span<const int64_t> padded_dims, int mask) {
 }
 
 std::string extra_string(const memory_extra& e) {
-  if (e.flags == extra_flags::none) return "";
   std::string s = absl::StrCat("f", e.flags);
   if (e.has_s8s8_compensation()) absl::StrAppend(&s, ":s8m", e.compensation_mask);
   if (e.has_zp_compensation()) absl::StrAppend(&s, ":zpm", e.asymm_compensation_mask);
-  if (e.flags & extra_flags::scale_adjust) absl::StrAppend(&s, ":sa", e.scale_adjust);
+  if ((e.flags & extra_flags::scale_adjust) && e.scale_adjust != 1.0f) absl::StrAppend(&s, ":sa", e.scale_adjust);
   return s;
 }
 

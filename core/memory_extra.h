@@ -66,8 +66,8 @@ struct memory_extra {
 // Number of s32 values in a buffer over `mask`: the product of padded_dims[d] for d in mask.
 int64_t compensation_count(absl::Span<const int64_t> padded_dims, int mask);
 
-// Text of the extra fields, oneDNN's verbose style: "" without flags, otherwise
-// "f<flags>" followed by ":s8m<mask>", ":zpm<mask>" and ":sa<scale_adjust>" as they apply.
+// Text of the extra fields, oneDNN's verbose field: "f<flags>" ("f0" without flags) followed by
+// ":s8m<mask>", ":zpm<mask>" and ":sa<scale_adjust>" (when not 1) as they apply.
 std::string extra_string(const memory_extra& e);
 
 }  // namespace tessera

@@ -79,7 +79,7 @@ TEST(MemoryExtra, EqualityAndHashIncludeTheUsedFields) {
 }
 
 TEST(MemoryExtra, TextNamesFlagsAndMasks) {
-  EXPECT_EQ(extra_string(memory_extra{}), "");
+  EXPECT_EQ(extra_string(memory_extra{}), "f0");
   memory_extra e = extra_of(extra_flags::compensation_conv_s8s8 | extra_flags::compensation_conv_asymmetric_src |
                                 extra_flags::scale_adjust, 1, 3);
   e.scale_adjust = 0.5f;

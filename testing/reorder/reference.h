@@ -13,6 +13,9 @@
 // given, else the sum's own zero point). Equal types without attributes copy bits. dst padding
 // (indices in [dims, padded_dims)) is set to zero. Scales and zero points are read in the type of
 // the memory that holds them (zero points s32, s8 or u8), element by element.
+// A dst whose extra() asks for compensation (memory_extra.h) gets its buffers after the data:
+// -sum and -128 * sum of the written s8 values over the dims outside each mask; with the
+// scale_adjust flag the src scale (1 when absent) is multiplied by scale_adjust, in f32, first.
 #ifndef TESSERA_TESTING_REORDER_REFERENCE_H_
 #define TESSERA_TESTING_REORDER_REFERENCE_H_
 
