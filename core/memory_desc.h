@@ -134,6 +134,12 @@ class memory_desc {
   // (after offset0's elements and the data); -1 when extra() does not ask for that buffer.
   int64_t s8s8_compensation_offset_bytes() const;
   int64_t zp_compensation_offset_bytes() const;
+  // The layout of a compensation buffer over `mask` (oneDNN's): s32, the masked dims in order
+  // (dim d of the result is the d-th masked dim), laid out as this descriptor lays them out,
+  // densely: outer dims ordered by this descriptor's strides, this descriptor's inner blocks on
+  // them kept (an "Abcd4a" dst with mask 3 gives "Ab4a"). Rank 0 (one value) for mask 0.
+  // Precondition: a blocked descriptor and a mask that fits it (with_extra checks both).
+  memory_desc compensation_desc(int mask) const;
   // Element offset (offset0 and padded_offsets included) of a logical index; index must be within
   // padded dims (not checked). 0 for `any`/undef. Reference kernels and tests call it per element;
   // the vector kernels walk loop nests instead (formats/loop_nest.h).

@@ -1,4 +1,6 @@
 // memory_desc's extra fields: validation, and the compensation buffers' sizes and offsets.
+#include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
@@ -71,6 +73,46 @@ int64_t memory_desc::zp_compensation_offset_bytes() const {
   const int64_t start = (data + kCompensationAlignment - 1) / kCompensationAlignment * kCompensationAlignment;
   if (!extra_.has_s8s8_compensation()) return start;
   return start + kCompensationValueBytes * compensation_count(padded_dims(), extra_.compensation_mask);
+}
+
+memory_desc memory_desc::compensation_desc(int mask) const {
+  std::array<int, kMaxRank> kept{};  // kept[k]: the dim of this descriptor that is dim k
+  std::array<int, kMaxRank> new_index{};
+  int n = 0;
+  for (int d = 0; d < rank_; ++d) {
+    new_index[d] = -1;
+    if (mask & (1 << d)) {
+      new_index[d] = n;
+      kept[n++] = d;
+    }
+  }
+  std::array<dim_t, kMaxRank> dims{};
+  for (int k = 0; k < n; ++k) dims[k] = dims_[kept[k]];
+  blocking_desc b;
+  dim_t tile = 1;  // the inner blocks of the kept dims, in this descriptor's order
+  for (int i = 0; i < blocking_.inner_nblks; ++i) {
+    const int k = new_index[blocking_.inner_idxs[i]];
+    if (k < 0) continue;
+    b.inner_blks[b.inner_nblks] = blocking_.inner_blks[i];
+    b.inner_idxs[b.inner_nblks++] = k;
+    tile *= blocking_.inner_blks[i];
+  }
+  // Outer dims innermost first: smallest stride of this descriptor first, later dims first on ties.
+  std::array<int, kMaxRank> order{};
+  for (int k = 0; k < n; ++k) order[k] = k;
+  std::sort(order.begin(), order.begin() + n, [&](int x, int y) {
+    const dim_t sx = blocking_.strides[kept[x]], sy = blocking_.strides[kept[y]];
+    return sx != sy ? sx < sy : x > y;
+  });
+  const std::array<dim_t, kMaxRank> blocks = block_products();
+  dim_t stride = tile;
+  for (int j = 0; j < n; ++j) {
+    const int k = order[j];
+    b.strides[k] = stride;
+    stride *= padded_dims_[kept[k]] / blocks[kept[k]];
+  }
+  absl::StatusOr<memory_desc> md = with_blocking(absl::Span<const dim_t>(dims.data(), n), data_type::s32, b);
+  return md.ok() ? *md : memory_desc();
 }
 
 }  // namespace tessera

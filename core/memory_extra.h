@@ -10,8 +10,9 @@
 //   int64_t bytes = dst->size_bytes();  // data rounded up to 4 bytes, then both buffers
 //
 // Layout (oneDNN 3.x's memory_desc_wrapper::size): the data, rounded up to a multiple of 4 bytes,
-// then the s8s8 compensation (s32, one per index of the dims in compensation_mask, padded dims,
-// row-major over those dims), then the zero-point compensation (s32, asymm_compensation_mask).
+// then the s8s8 compensation (s32, one per index of the dims in compensation_mask, padded, laid
+// out as memory_desc::compensation_desc: the dst's layout of those dims), then the zero-point
+// compensation (s32, asymm_compensation_mask).
 // oneDNN 2.6.3 sizes the tail three times the first buffer; the offsets are the same.
 #ifndef TESSERA_CORE_MEMORY_EXTRA_H_
 #define TESSERA_CORE_MEMORY_EXTRA_H_

@@ -61,6 +61,29 @@ TEST(MemoryExtra, BuffersCountPaddedDims) {
   EXPECT_EQ(s8.size_bytes(), 32 * 3 + 32 * 4);
 }
 
+// An "Abcd4a" 3x2x2x3 dst with mask 3: the buffer is laid out "Ab4a" over (3, 2), padded (4, 2).
+TEST(MemoryExtra, CompensationDescKeepsTheMaskedDimsLayout) {
+  blocking_desc b;
+  b.strides = {2 * 2 * 3 * 4, 2 * 3 * 4, 3 * 4, 4};
+  b.inner_nblks = 1;
+  b.inner_blks = {4};
+  b.inner_idxs = {0};
+  const memory_desc md = *memory_desc::with_blocking({3, 2, 2, 3}, data_type::s8, b);
+  const memory_desc c = md.compensation_desc(3);
+  ASSERT_EQ(c.rank(), 2);
+  EXPECT_EQ(c.dt(), data_type::s32);
+  EXPECT_EQ(c.offset({0, 0}), 0);
+  EXPECT_EQ(c.offset({1, 0}), 1);
+  EXPECT_EQ(c.offset({0, 1}), 4);
+  EXPECT_EQ(c.offset({2, 1}), 6);
+  EXPECT_EQ(c.size_bytes(), 4 * 2 * 4);
+  // A plain "dcab" dst with mask 3 gives "ab"; mask 0 one value.
+  const memory_desc dcab = *memory_desc::with_strides({2, 3, 4, 5}, data_type::s8, {4, 8, 1, 24});
+  const memory_desc ab = dcab.compensation_desc(3);
+  EXPECT_EQ(ab.offset({1, 2}), 1 * 3 + 2);
+  EXPECT_EQ(dcab.compensation_desc(0).rank(), 0);
+}
+
 TEST(MemoryExtra, EqualityAndHashIncludeTheUsedFields) {
   const memory_desc md = plain_s8({4, 6}, {6, 1});
   const memory_desc s1 = *md.with_extra(extra_of(extra_flags::compensation_conv_s8s8, 1, 0));

@@ -74,7 +74,7 @@ T down(Acc v) {
 }
 
 // The compensation buffers after dst's data (memory_extra.h): for each index c over the masked
-// padded dims, -sum (zero-point buffer) and -128 * sum (s8s8 buffer) of the s8 values written at
+// dims (at its offset in memory_desc::compensation_desc), -sum (zero-point buffer) and -128 * sum (s8s8 buffer) of the s8 values written at
 // the logical indices projecting to c, summed in int64 and wrapped to 32 bits.
 void write_compensation(const memory& dst) {
   const memory_extra& e = dst.desc.extra();
@@ -84,12 +84,15 @@ void write_compensation(const memory& dst) {
   const int64_t s8_count = e.has_s8s8_compensation() ? compensation_count(padded, e.compensation_mask) : 0;
   const int64_t zp_count = e.has_zp_compensation() ? compensation_count(padded, e.asymm_compensation_mask) : 0;
   std::vector<int64_t> s8_sum(static_cast<size_t>(s8_count), 0), zp_sum(static_cast<size_t>(zp_count), 0);
-  auto index_over = [&](int mask, absl::Span<const dim_t> x) {
-    dim_t i = 0;
+  const memory_desc s8_layout = dst.desc.compensation_desc(e.compensation_mask);
+  const memory_desc zp_layout = dst.desc.compensation_desc(e.asymm_compensation_mask);
+  auto index_over = [&](int mask, absl::Span<const dim_t> x) -> dim_t {
+    const memory_desc& layout = mask == e.compensation_mask ? s8_layout : zp_layout;
+    std::vector<dim_t> kept;
     for (size_t d = 0; d < x.size(); ++d) {
-      if (mask & (1 << d)) i = i * padded[d] + x[d];
+      if (mask & (1 << d)) kept.push_back(x[d]);
     }
-    return i;
+    return kept.empty() ? 0 : offset_of(layout, kept);
   };
   const auto* values = static_cast<const int8_t*>(dst.data);
   for_each_index(dst.desc.dims(), [&](absl::Span<const dim_t> x) {

@@ -9,13 +9,15 @@
 namespace tessera::reorder_internal {
 namespace {
 
-// Index of x in the buffer over `mask`: row-major over the masked dims, padded extents.
-int64_t buffer_index(const memory_desc& dst, int mask, const std::array<dim_t, kMaxRank>& x) {
-  int64_t i = 0;
-  for (int d = 0; d < dst.rank(); ++d) {
-    if (mask & (1 << d)) i = i * dst.padded_dims()[d] + x[d];
+// Index of x in the buffer over `mask`, laid out as `layout` (memory_desc::compensation_desc).
+int64_t buffer_index(const memory_desc& layout, int mask, int rank, const std::array<dim_t, kMaxRank>& x) {
+  if (layout.rank() == 0) return 0;
+  std::array<dim_t, kMaxRank> kept{};
+  int n = 0;
+  for (int d = 0; d < rank; ++d) {
+    if (mask & (1 << d)) kept[n++] = x[d];
   }
-  return i;
+  return layout.offset(absl::Span<const dim_t>(kept.data(), n));
 }
 
 // Adds `v` to the s32 at `p` with wrapping arithmetic (oneDNN's int32 sums; no signed overflow).
@@ -67,12 +69,14 @@ void write_compensation(const memory_desc& dst, char* dst_data) {
   for (int d = 0; d < rank; ++d) {
     if (dst.dims()[d] == 0) return;
   }
+  const memory_desc s8_layout = dst.compensation_desc(e.compensation_mask);
+  const memory_desc zp_layout = dst.compensation_desc(e.asymm_compensation_mask);
   std::array<dim_t, kMaxRank> x{};
   const auto* data = reinterpret_cast<const int8_t*>(dst_data);
   while (true) {
     const int64_t v = data[dst.offset(absl::Span<const dim_t>(x.data(), rank))];
-    if (s8_at >= 0) add_wrapping(dst_data + s8_at + 4 * buffer_index(dst, e.compensation_mask, x), -128 * v);
-    if (zp_at >= 0) add_wrapping(dst_data + zp_at + 4 * buffer_index(dst, e.asymm_compensation_mask, x), -v);
+    if (s8_at >= 0) add_wrapping(dst_data + s8_at + 4 * buffer_index(s8_layout, e.compensation_mask, rank, x), -128 * v);
+    if (zp_at >= 0) add_wrapping(dst_data + zp_at + 4 * buffer_index(zp_layout, e.asymm_compensation_mask, rank, x), -v);
     int d = rank - 1;
     for (; d >= 0; --d) {
       if (++x[d] < dst.dims()[d]) break;

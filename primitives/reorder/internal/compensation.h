@@ -7,9 +7,10 @@
 //   write_compensation(dst, dst_buffer);                            // at execution, after it
 //
 // The buffers are computed from the s8 values the kernel wrote, as oneDNN 2.6.3's reorders do:
-// for each index c over the masked dims (padded dims, row-major), zp[c] = -sum of the written
-// values whose index projects to c (every dim outside the mask summed, padding excluded) and
-// s8s8[c] = -128 * that sum, in wrapping 32-bit arithmetic; entries of padded indices are 0.
+// for each index c over the masked dims (laid out as memory_desc::compensation_desc), zp[c] =
+// -sum of the written values whose index projects to c (every dim outside the mask summed,
+// padding excluded) and s8s8[c] = -128 * that sum, in wrapping 32-bit arithmetic; entries of
+// padded indices are 0.
 #ifndef TESSERA_PRIMITIVES_REORDER_INTERNAL_COMPENSATION_H_
 #define TESSERA_PRIMITIVES_REORDER_INTERNAL_COMPENSATION_H_
 
