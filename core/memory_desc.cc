@@ -376,7 +376,7 @@ dim_t memory_desc::nelems(bool with_padding) const {
   return n;
 }
 
-int64_t memory_desc::size_bytes() const {
+int64_t memory_desc::data_size_bytes() const {
   if (runtime_) return kRuntimeDim;
   if (kind_ != format_kind::blocked || nelems() == 0) return 0;
   int64_t elems = 0;
@@ -501,7 +501,7 @@ absl::StatusOr<memory_desc> memory_desc::permute_axes(absl::Span<const int> perm
 
 bool operator==(const memory_desc& a, const memory_desc& b) {
   if (a.rank_ != b.rank_ || a.dt_ != b.dt_ || a.kind_ != b.kind_ || a.offset0_ != b.offset0_ ||
-      a.blocking_.inner_nblks != b.blocking_.inner_nblks) {
+      a.blocking_.inner_nblks != b.blocking_.inner_nblks || a.extra_ != b.extra_) {
     return false;
   }
   for (int d = 0; d < a.rank_; ++d) {

@@ -33,6 +33,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "tessera/core/data_type.h"
+#include "tessera/core/memory_extra.h"
 
 namespace tessera {
 
@@ -117,7 +118,28 @@ class memory_desc {
   // (submemory); Tessera counts from the start of the parent's buffer instead. Rank 0 is a
   // scalar: one element. kRuntimeDim (negative) with run-time dims or strides (oneDNN's
   // DNNL_RUNTIME_SIZE_VAL): check has_runtime_dims_or_strides() before allocating.
+  // With compensation flags in extra(), the data part (data_size_bytes) is rounded up to 4 bytes
+  // and the compensation buffers follow it (memory_extra.h).
   int64_t size_bytes() const;
+  // The data part of size_bytes(): the same without extra()'s buffers.
+  int64_t data_size_bytes() const;
+
+  // oneDNN's extra fields (flags, compensation masks, scale adjustment); none by default.
+  const memory_extra& extra() const { return extra_; }
+  // This descriptor carrying `extra`. Rejects, naming the value: unknown flags, a compensation
+  // mask with a bit at or past rank() (or negative), a scale_adjust that is not finite and
+  // positive, compensation on a descriptor that is not blocked or has run-time dims or strides.
+  absl::StatusOr<memory_desc> with_extra(const memory_extra& extra) const;
+  // Byte offsets of the s8s8 and zero-point compensation buffers from the start of the buffer
+  // (after offset0's elements and the data); -1 when extra() does not ask for that buffer.
+  int64_t s8s8_compensation_offset_bytes() const;
+  int64_t zp_compensation_offset_bytes() const;
+  // The layout of a compensation buffer over `mask` (oneDNN's): s32, the masked dims in order
+  // (dim d of the result is the d-th masked dim), laid out as this descriptor lays them out,
+  // densely: outer dims ordered by this descriptor's strides, this descriptor's inner blocks on
+  // them kept (an "Abcd4a" dst with mask 3 gives "Ab4a"). Rank 0 (one value) for mask 0.
+  // Precondition: a blocked descriptor and a mask that fits it (with_extra checks both).
+  memory_desc compensation_desc(int mask) const;
   // Element offset (offset0 and padded_offsets included) of a logical index; index must be within
   // padded dims (not checked). 0 for `any`/undef. Reference kernels and tests call it per element;
   // the vector kernels walk loop nests instead (formats/loop_nest.h).
@@ -180,6 +202,7 @@ class memory_desc {
   std::array<dim_t, kMaxRank> padded_offsets_{};
   dim_t offset0_ = 0;
   blocking_desc blocking_{};
+  memory_extra extra_{};
   bool runtime_ = false;  // derived from dims_ and strides: not part of == or the hash
 };
 
@@ -194,7 +217,7 @@ H AbslHashValue(H h, const memory_desc& md) {
   for (int k = 0; k < md.blocking_.inner_nblks; ++k) {
     h = H::combine(std::move(h), md.blocking_.inner_blks[k], md.blocking_.inner_idxs[k]);
   }
-  return H::combine(std::move(h), md.offset0_, md.dt_, md.kind_, md.rank_, md.blocking_.inner_nblks);
+  return H::combine(std::move(h), md.offset0_, md.dt_, md.kind_, md.rank_, md.blocking_.inner_nblks, md.extra_);
 }
 
 }  // namespace tessera

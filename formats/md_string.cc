@@ -92,8 +92,8 @@ std::string verbose_md_string(const memory_desc& md) {
         inferred_tag(md), "@",
         dims_to_string(absl::Span<const dim_t>(md.blocking().strides.data(), md.rank())));
   }
-  std::string s = absl::StrCat(dt, ":", has_padding(md) ? "p" : "", ":blocked:", layout_field,
-                               ":f0");
+  std::string s = absl::StrCat(dt, ":", has_padding(md) ? "p" : "", ":blocked:", layout_field, ":",
+                               extra_string(md.extra()));
   if (md.offset0() != 0) absl::StrAppend(&s, ":off=", md.offset0());
   return s;
 }
@@ -112,13 +112,13 @@ std::string onednn_verbose_md_string(absl::string_view arg, const memory_desc& m
   }
   if (md.offset0() != 0) properties += '0';
   // Dense: the elements (padding included) fill the span exactly, as oneDNN's is_dense(true).
-  const bool dense = md.size_bytes() * 8 ==
+  const bool dense = md.data_size_bytes() * 8 ==
                      (md.nelems(/*with_padding=*/true) + md.offset0()) * bits_of(md.dt());
   const std::string strides =
       dense ? std::string()
             : dims_to_string(absl::Span<const dim_t>(md.blocking().strides.data(), md.rank()));
-  return absl::StrCat(arg, ":", dt, ":", properties, ":blocked:", inferred_tag(md), ":", strides,
-                      ":f0");
+  return absl::StrCat(arg, ":", dt, ":", properties, ":blocked:", inferred_tag(md), ":", strides, ":",
+                      extra_string(md.extra()));
 }
 
 absl::StatusOr<std::vector<dim_t>> parse_dims(absl::string_view dims) {

@@ -97,6 +97,11 @@ absl::StatusOr<dnnl::memory::desc> to_dnnl(const memory_desc& md) {
     cb.inner_blks[k] = b.inner_blks[k];
     cb.inner_idxs[k] = b.inner_idxs[k];
   }
+  // The extra fields have the same meaning and flag values (memory_extra.h).
+  c.extra.flags = md.extra().flags;
+  c.extra.compensation_mask = md.extra().compensation_mask;
+  c.extra.scale_adjust = md.extra().scale_adjust;
+  c.extra.asymm_compensation_mask = md.extra().asymm_compensation_mask;
   return dnnl::memory::desc(c);
 }
 

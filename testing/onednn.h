@@ -27,7 +27,8 @@ absl::StatusOr<dnnl::memory::data_type> to_dnnl(data_type dt);
 absl::StatusOr<data_type> from_dnnl(dnnl::memory::data_type dt);
 
 // Every field of a blocked descriptor is carried over: dims, padded dims, padded offsets,
-// offset0, strides and inner blocks. format_kind any -> dnnl any; undef -> an empty desc.
+// offset0, strides, inner blocks and the extra fields (flags, compensation masks, scale
+// adjustment). format_kind any -> dnnl any; undef -> an empty desc.
 absl::StatusOr<dnnl::memory::desc> to_dnnl(const memory_desc& md);
 // The inverse for blocked, any and empty descriptors. Errors: other oneDNN format kinds, data
 // types Tessera lacks, and (memory_desc has no way to express them from outside) a nonzero

@@ -478,6 +478,40 @@ absl::Status validate_problem(const problem& p) {
   return absl::OkStatus();
 }
 
+namespace {
+
+// --oflag=FLAG:MASK[+...] as the dst's extra fields, and benchdnn's skips for compensation:
+// an s8 dst only, no zero points or post-ops, no run-time dims (oneDNN defines none of them).
+bool parse_oflag(const problem& p, resolved_reorder* o, std::string* skip_reason) {
+  const std::string& v = p.knob("oflag");
+  if (v.empty()) return true;
+  for (absl::string_view e : absl::StrSplit(v, '+')) {
+    std::vector<std::string> f = absl::StrSplit(e, ':');
+    int mask = 0;
+    if (!absl::SimpleAtoi(f[1], &mask) || mask == 0) continue;  // validated; 0: benchdnn's "no flag"
+    if (f[0] == "s8s8_comp") {
+      o->dst_extra.flags |= extra_flags::compensation_conv_s8s8;
+      o->dst_extra.compensation_mask = mask;
+    } else {
+      o->dst_extra.flags |= extra_flags::compensation_conv_asymmetric_src;
+      o->dst_extra.asymm_compensation_mask = mask;
+    }
+  }
+  if (!o->dst_extra.has_compensation()) return true;
+  const char* why = o->ddt != data_type::s8                                    ? "compensation needs an s8 dst"
+                    : o->attr.src_zero_points || o->attr.dst_zero_points ? "compensation pairs with scales only, not zero points"
+                    : o->attr.sum || !p.knob("attr-post-ops").empty()    ? "compensation pairs with scales only, not post-ops"
+                    : o->runtime_dim_mask != 0                           ? "compensation needs concrete dims (no run-time dims)"
+                                                                         : nullptr;
+  if (why != nullptr) {
+    *skip_reason = knob_reason("oflag", v, why);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 absl::StatusOr<resolved> resolve(const problem& p) {
   if (absl::Status v = validate_problem(p); !v.ok()) return v;
   resolved r;
@@ -501,10 +535,6 @@ absl::StatusOr<resolved> resolve(const problem& p) {
     if (const std::string& m = p.knob("runtime-dim-mask");
         !m.empty() && (!absl::SimpleAtoi(m, &o.runtime_dim_mask) || o.runtime_dim_mask < 0)) {
       r.skip_reason = knob_reason("runtime-dim-mask", m, "not a non-negative mask");
-      return r;
-    }
-    if (!p.knob("oflag").empty()) {
-      r.skip_reason = knob_reason("oflag", p.knob("oflag"), "compensation flags are not supported");
       return r;
     }
     if (!parse_quant("attr-scales", p.knob("attr-scales"), true, p.dims, &o.attr, &o.values, &r.skip_reason) ||
@@ -534,6 +564,7 @@ absl::StatusOr<resolved> resolve(const problem& p) {
       }
       o.attr.sum = sum;
     }
+    if (!parse_oflag(p, &o, &r.skip_reason)) return r;
     return r;
   }
 

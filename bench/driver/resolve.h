@@ -19,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "bench/driver/problem.h"
 #include "tessera/core/data_type.h"
+#include "tessera/core/memory_extra.h"
 #include "tessera/primitives/common/attr.h"
 
 namespace tessera::bench {
@@ -36,6 +37,9 @@ struct resolved_reorder {
   // --runtime-dim-mask: bit d set makes dim d run-time (kRuntimeDim) in the descriptors the
   // reorder is created with; it executes on the concrete ones. Bits beyond the rank are ignored.
   int64_t runtime_dim_mask = 0;
+  // --oflag: the dst descriptor's extra fields (s8s8_comp:M, zp_comp:M). No scale adjustment:
+  // benchdnn asks for oneDNN's 0.5 only on CPUs without VNNI.
+  memory_extra dst_extra;
   primitive_attr attr;
   attr_values values;
 };

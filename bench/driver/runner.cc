@@ -374,6 +374,11 @@ outcome run_reorder(const parsed_problem& pp, const resolved& r) {
   if (!src_pattern.ok()) return creation_failure(absl::InvalidArgumentError(src_pattern.status().message()));
   auto dst_pattern = desc_of(pattern_dims, q.ddt, q.dtag, q.dst_strides);
   if (!dst_pattern.ok()) return creation_failure(absl::InvalidArgumentError(dst_pattern.status().message()));
+  if (q.dst_extra.flags != extra_flags::none) {  // --oflag: the runtime mask is 0 (resolve)
+    dst_md = dst_md->with_extra(q.dst_extra);
+    if (!dst_md.ok()) return creation_failure(absl::InvalidArgumentError(dst_md.status().message()));
+    dst_pattern = dst_md;
+  }
 
   double ctime_miss = 0, ctime_hit = 0;
   auto prim = timed_create(s, [&] {

@@ -14,6 +14,7 @@
 #include "tessera/primitives/common/plan_cache.h"
 #include "tessera/primitives/common/quant_args.h"
 #include "tessera/primitives/common/unread_args.h"
+#include "tessera/primitives/reorder/internal/compensation.h"
 #include "tessera/primitives/reorder/internal/kernels.h"
 #include "tessera/primitives/reorder/internal/plan.h"
 #include "tessera/primitives/reorder/internal/reorder_padding.h"
@@ -63,6 +64,7 @@ absl::Status check_create(const memory_desc& src, const memory_desc& dst,
                                                    " vs dst ", dims_text(dst.dims()),
                                                    " (a reorder keeps the shape)"));
   }
+  TESSERA_RETURN_IF_ERROR(check_compensation(src, dst, attr));
   const int rank = dst.rank();
   if (attr.src_scales) TESSERA_RETURN_IF_ERROR(check_mask("src_scales", attr.src_scales->mask, rank));
   if (attr.dst_scales) TESSERA_RETURN_IF_ERROR(check_mask("dst_scales", attr.dst_scales->mask, rank));
@@ -145,7 +147,9 @@ absl::StatusOr<std::shared_ptr<const plan>> build(const memory_desc& src, const 
   auto mask_of = [](const auto& q) { return q ? q->mask : -1; };
   p->masks = {mask_of(attr.src_scales), mask_of(attr.dst_scales), mask_of(attr.src_zero_points),
               mask_of(attr.dst_zero_points), mask_of(attr.oscale)};
-  p->bit_copy = src.dt() == dst.dt() && attr.empty();
+  p->scale_adjust = scale_adjust_of(dst);
+  if (p->scale_adjust != 1.0f && p->masks.src_scale < 0) p->masks.src_scale = 0;  // the adjustment alone
+  p->bit_copy = src.dt() == dst.dt() && attr.empty() && p->scale_adjust == 1.0f;
   absl::StatusOr<loop_nest> nest = normalise(src, dst, p->masks);
   if (nest.ok()) {
     p->normalised = true;
@@ -306,6 +310,17 @@ absl::Status read_quant_args(const plan& p, const exec_args& args, quant_ptrs& q
   return absl::OkStatus();
 }
 
+// oneDNN's scale adjustment folded into the src scales: value * (src_scale * adjust), one value
+// per index of the src scale mask (mask 0 when the attributes have no src scales).
+void adjust_src_scales(const plan& p, quant_ptrs& q, widened_quant& storage) {
+  std::vector<float> adjusted(static_cast<size_t>(quant_value_count(p.masks.src_scale, p.dst.dims())));
+  for (size_t i = 0; i < adjusted.size(); ++i) {
+    adjusted[i] = (q.src_scale ? q.src_scale[i] : 1.0f) * p.scale_adjust;
+  }
+  storage.src_scale = std::move(adjusted);
+  q.src_scale = storage.src_scale.data();
+}
+
 absl::Status execute_plan(const plan& p, const exec_args& args) {
   // The scales and zero points are checked against the attributes by read_quant_args, after the
   // buffers: only the gradients are never read.
@@ -328,6 +343,7 @@ absl::Status execute_plan(const plan& p, const exec_args& args) {
       args.find(arg::src_zero_points) || args.find(arg::dst_zero_points)) {
     TESSERA_RETURN_IF_ERROR(read_quant_args(p, args, ctx.q, widened));
   }
+  if (p.scale_adjust != 1.0f) adjust_src_scales(p, ctx.q, widened);
   if (a.oscale) ctx.q.oscale = a.oscale->values.data();
   if (a.sum) {
     ctx.q.has_sum = true;
@@ -346,6 +362,7 @@ absl::Status execute_plan(const plan& p, const exec_args& args) {
   ctx.dst = static_cast<char*>(dst.data);
   run(p, ctx);
   if (!p.run_writes_padding) zero_dst_padding(p, ctx.dst);
+  write_compensation(p.dst, ctx.dst);
   return absl::OkStatus();
 }
 

@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <type_traits>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "tessera/core/convert.h"
@@ -127,6 +128,46 @@ absl::Status visit_side(data_type dt, F&& f) {
   return visit_data_type(dt, f);
 }
 
+// The compensation buffers after dst's data (memory_extra.h): for each index c over the masked
+// dims (at its offset in memory_desc::compensation_desc), -sum (zero-point buffer) and -128 * sum (s8s8 buffer) of the s8 values written at
+// the logical indices projecting to c, summed in int64 and wrapped to 32 bits.
+void write_compensation(const memory& dst) {
+  const memory_extra& e = dst.desc.extra();
+  if (!e.has_compensation()) return;
+  const auto padded = dst.desc.padded_dims();
+  const int64_t start = (dst.desc.data_size_bytes() + 3) / 4 * 4;
+  const int64_t s8_count = e.has_s8s8_compensation() ? compensation_count(padded, e.compensation_mask) : 0;
+  const int64_t zp_count = e.has_zp_compensation() ? compensation_count(padded, e.asymm_compensation_mask) : 0;
+  std::vector<int64_t> s8_sum(static_cast<size_t>(s8_count), 0), zp_sum(static_cast<size_t>(zp_count), 0);
+  const memory_desc s8_layout = dst.desc.compensation_desc(e.compensation_mask);
+  const memory_desc zp_layout = dst.desc.compensation_desc(e.asymm_compensation_mask);
+  auto index_over = [&](int mask, absl::Span<const dim_t> x) -> dim_t {
+    const memory_desc& layout = mask == e.compensation_mask ? s8_layout : zp_layout;
+    std::vector<dim_t> kept;
+    for (size_t d = 0; d < x.size(); ++d) {
+      if (mask & (1 << d)) kept.push_back(x[d]);
+    }
+    return kept.empty() ? 0 : offset_of(layout, kept);
+  };
+  const auto* values = static_cast<const int8_t*>(dst.data);
+  for_each_index(dst.desc.dims(), [&](absl::Span<const dim_t> x) {
+    const int64_t v = values[offset_of(dst.desc, x)];
+    if (s8_count) s8_sum[index_over(e.compensation_mask, x)] += v;
+    if (zp_count) zp_sum[index_over(e.asymm_compensation_mask, x)] += v;
+  });
+  char* out = static_cast<char*>(dst.data) + start;
+  for (int64_t sum : s8_sum) {
+    const uint32_t w = static_cast<uint32_t>(static_cast<uint64_t>(-128 * sum));
+    std::memcpy(out, &w, 4);
+    out += 4;
+  }
+  for (int64_t sum : zp_sum) {
+    const uint32_t w = static_cast<uint32_t>(static_cast<uint64_t>(-sum));
+    std::memcpy(out, &w, 4);
+    out += 4;
+  }
+}
+
 template <class S, class D>
 absl::Status run(const memory& src, const memory& dst, const primitive_attr& attr,
                  const exec_args& args) {
@@ -147,7 +188,8 @@ absl::Status run(const memory& src, const memory& dst, const primitive_attr& att
     dst_zp = *d;
   }
   const auto dims = dst.desc.dims();
-  const bool bit_copy = src.desc.dt() == dst.desc.dt() && attr.empty();
+  const float adjust = dst.desc.extra().has_compensation() ? dst.desc.extra().applied_scale_adjust() : 1.0f;
+  const bool bit_copy = src.desc.dt() == dst.desc.dt() && attr.empty() && adjust == 1.0f;
   for_each_index(dims, [&](absl::Span<const dim_t> x) {
     const dim_t from = offset_of(src.desc, x), to = offset_of(dst.desc, x);
     if constexpr (std::is_same_v<S, D>) {
@@ -158,7 +200,11 @@ absl::Status run(const memory& src, const memory& dst, const primitive_attr& att
     }
     Acc v = read_at<Acc, S>(src, from);
     if (src_zp) v -= static_cast<Acc>(src_zp[masked_index(*attr.src_zero_points, dims, x)]);
-    if (src_scale) v *= static_cast<Acc>(src_scale[masked_index(*attr.src_scales, dims, x)]);
+    if (src_scale || adjust != 1.0f) {
+      // The adjustment multiplies the scale itself (in f32), as oneDNN's compensating reorders do.
+      const float s = src_scale ? static_cast<float>(src_scale[masked_index(*attr.src_scales, dims, x)]) : 1.0f;
+      v *= static_cast<Acc>(adjust == 1.0f ? s : s * adjust);
+    }
     if (attr.oscale) {
       v *= static_cast<Acc>(attr.oscale->values[masked_index(attr.oscale->mask, dims, x)]);
     }
@@ -180,6 +226,7 @@ absl::Status run(const memory& src, const memory& dst, const primitive_attr& att
       }
     }
   });
+  write_compensation(dst);
   return absl::OkStatus();
 }
 

@@ -15,6 +15,9 @@
 // the memory that holds them (zero points s32, s8, u8, s4 or u4; scales f32, f16, bf16 or e8m0),
 // element by element. The low-precision types (s4, u4, f4_e2m1, f4_e3m0, e8m0) go through
 // <tessera/core/low_precision.h>, 4-bit elements two per byte.
+// A dst whose extra() asks for compensation (memory_extra.h) gets its buffers after the data:
+// -sum and -128 * sum of the written s8 values over the dims outside each mask; with the
+// scale_adjust flag the src scale (1 when absent) is multiplied by scale_adjust, in f32, first.
 #ifndef TESSERA_TESTING_REORDER_REFERENCE_H_
 #define TESSERA_TESTING_REORDER_REFERENCE_H_
 

@@ -43,6 +43,9 @@ struct plan {
   memory_desc src, dst;
   primitive_attr attr;
   operand_masks masks;
+  // oneDNN's scale adjustment of a compensating dst (compensation.h): 1, or the factor folded
+  // into the src scales at execution (masks.src_scale is then at least 0).
+  float scale_adjust = 1.0f;
   // Equal types and no attributes: elements are copied as bits (NaN payloads, -0 kept).
   bool bit_copy = false;
   bool normalised = false;  // false: `nest` is empty and only the element-wise kernel applies
