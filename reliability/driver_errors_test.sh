@@ -123,8 +123,6 @@ expect_exit "--inplace=maybe: expected true or false" --softmax --inplace=maybe 
 expect_exit "--mb=-1: expected a non-negative integer" --softmax --mb=-1 2x3
 # ---- valid knob values Tessera does not support (resolve.cc): SKIPPED, naming knob and value ----
 expect "SKIPPED (--engine=gpu: Tessera is CPU-only)" --reorder --engine=gpu 2x3
-expect "SKIPPED (--sdt=s4: data type not supported by Tessera)" --reorder --sdt=s4 2x3
-expect "SKIPPED (--ddt=f4_e2m1: data type not supported by Tessera)" --reorder --ddt=f4_e2m1 2x3
 expect "SKIPPED (--cross-engine=cpu2gpu: GPU-only knob" --reorder --cross-engine=cpu2gpu 2x3
 expect "SKIPPED (--attr-rounding-mode=dst:stochastic: only the default" \
   --reorder --attr-rounding-mode=dst:stochastic 2x3
@@ -133,11 +131,10 @@ expect "SKIPPED (--attr-acc-mode=f16: Tessera accumulates in f32 only)" --reorde
 expect "SKIPPED (--attr-deterministic=true: not supported)" --reorder --attr-deterministic=true 2x3
 expect "SKIPPED (--attr-dropout=0.5: not supported)" --reorder --attr-dropout=0.5 2x3
 expect "SKIPPED (--runtime-dim-mask=-1: not a non-negative mask)" --reorder --runtime-dim-mask=-1 2x3
-expect "SKIPPED (--oflag=zp_comp:1: compensation flags are not supported)" --reorder --oflag=zp_comp:1 2x3
+expect "SKIPPED (--oflag=zp_comp:1: compensation needs an s8 dst)" --reorder --oflag=zp_comp:1 2x3
 expect "argument 'wei' is not supported (src and dst only)" --reorder --attr-scales=wei:common:2 2x3
 expect "policy 'per_dim_9' is not supported" --reorder --attr-scales=src:per_dim_9:0.5 2x3
 expect "value data type 's8' is not supported" --reorder --attr-scales=src:common:2:s8 2x3
-expect "value data type 'e8m0' is not supported" --reorder --attr-scales=src:per_dim_1:e8m0 2x3
 expect "groups '1x0' are not positive integers" --reorder --attr-scales=src:per_dim_1:f32:1x0 2x3
 expect "mask 8 names dim 3 but the problem has 2 dims" --reorder --attr-scales=src:per_dim_3:2 2x3
 expect "mask 3 asks for more than 16777216 values" --reorder --attr-scales=src:per_dim_01:2 100000x100000
