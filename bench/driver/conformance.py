@@ -4,6 +4,7 @@
 Usage (from anywhere in the checkout):
 
     bench/driver/conformance.py [--inputs DIR] [--binary PATH] [--timeout SECONDS]
+                                [--only BATCH ...]
 
 Builds //bench:tessera_bench with -c opt (unless --binary names a driver to use) and runs
 `tessera_bench --mode=C --DRIVER --batch=FILE` over every batch file of benchdnn's inputs for
@@ -13,7 +14,9 @@ repository.
 
 Which files run: every regular file of inputs/reorder/ and inputs/softmax/ except those whose
 name says they are GPU-only (contains "gpu") or ACL-only (contains "acl"). The rule, not a list,
-decides; it is printed in the page.
+decides; it is printed in the page. `--only` runs the named batches alone (file names, e.g.
+test_reorder_ci) and keeps the other batches' rows and reasons as the page has them: each row
+names the commit its batch ran at.
 
 Writes:
   docs/conformance.md                   per batch: problems and the count of each status, then
@@ -62,8 +65,8 @@ FINAL = re.compile(r"^(\d+) passed, (\d+) failed$")
 
 
 class BatchResult:
-    def __init__(self, driver, name):
-        self.driver, self.name = driver, name
+    def __init__(self, driver, name, commit=""):
+        self.driver, self.name, self.commit = driver, name, commit
         self.counts = collections.Counter()
         self.reasons = collections.Counter()  # (status, reason) -> problems
         self.problem_lines = 0
@@ -111,8 +114,34 @@ def parse_output(res, stdout):
         res.problem = "output not understood: " + "; ".join(mismatch)
 
 
-def run_batch(binary, driver, path, timeout, cwd):
-    res = BatchResult(driver, os.path.basename(path))
+class KeptBatch:
+    """A batch not re-run by --only: its row cells and reason lines as the page has them."""
+
+    def __init__(self, driver, name, cells, section):
+        self.driver, self.name, self.cells, self.section = driver, name, cells, section
+        self.problem = ""
+
+
+def kept_batches(page):
+    """{(driver, name): KeptBatch} from a page this script wrote (rows with a commit column)."""
+    rows, sections, current = {}, {}, None
+    for line in page.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("| ") and len(cells) == 4 + len(HEADINGS) and cells[0] in DRIVERS:
+            rows[(cells[0], cells[1].replace(" (see below)", ""))] = cells[2:]
+        elif line.startswith("### "):
+            driver, _, name = line[4:].partition("/")
+            current = sections.setdefault((driver, name), [])
+        elif line.startswith("## "):
+            current = None
+        elif current is not None:
+            current.append(line)
+    return {k: KeptBatch(k[0], k[1], cells, sections.get(k, ["No reasons recorded.", ""]))
+            for k, cells in rows.items()}
+
+
+def run_batch(binary, driver, path, timeout, cwd, commit):
+    res = BatchResult(driver, os.path.basename(path), commit)
     cmd = [binary, "--mode=C", f"--{driver}", f"--batch={path}"]
     start = time.monotonic()
     try:
@@ -189,7 +218,7 @@ def wrap(text):
     return textwrap.wrap(text, WIDTH, break_on_hyphens=False)
 
 
-def render(results, excluded, commit, dirty):
+def render(results, excluded):
     out = ["# Conformance: benchdnn's batches through tessera_bench", ""]
     out += wrap(
         "Regenerate with `bench/driver/conformance.py` (from the repository root). It builds "
@@ -199,11 +228,10 @@ def render(results, excluded, commit, dirty):
         "are read from `../shared/benchdnn/inputs/` (or `$TESSERA_BENCHDNN_INPUTS`) and are "
         "never copied into the repository.")
     out.append("")
-    at = f"Generated at tessera commit `{commit}`"
-    if dirty:
-        names = ", ".join(f"`{d}`" for d in dirty[:5]) + (", ..." if len(dirty) > 5 else "")
-        at += f", with uncommitted changes to {len(dirty)} tracked file(s): {names}"
-    out += wrap(at + ".")
+    out += wrap(
+        "Each row names the tessera commit its batch ran at (`--only BATCH ...` re-runs some "
+        "batches and keeps the other rows); `+N` after it counts tracked files that differed "
+        "from that commit.")
     out.append("")
     out += wrap(
         "Included: every file of `inputs/reorder/` and `inputs/softmax/` (harness\\_\\*, "
@@ -220,12 +248,15 @@ def render(results, excluded, commit, dirty):
         "valid problems Tessera cannot run yet; INVALID_ARGUMENTS is the library's own "
         "rejection (its Status text). See docs/driver.md for the rules.")
     out.append("")
-    out.append("| driver | batch | problems | " + " | ".join(HEADINGS) + " |")
-    out.append("|---|---|---:|" + "---:|" * len(HEADINGS))
+    out.append("| driver | batch | problems | " + " | ".join(HEADINGS) + " | commit |")
+    out.append("|---|---|---:|" + "---:|" * len(HEADINGS) + "---|")
     for r in results:
+        if isinstance(r, KeptBatch):
+            out.append(f"| {r.driver} | {r.name} | " + " | ".join(r.cells) + " |")
+            continue
         name = r.name if r.finished and not r.problem else f"{r.name} (see below)"
         out.append(f"| {r.driver} | {name} | {r.total} | "
-                   + " | ".join(str(r.counts[s]) for s in STATUSES) + " |")
+                   + " | ".join(str(r.counts[s]) for s in STATUSES) + f" | {r.commit} |")
     out.append("")
     trouble = [r for r in results if r.problem]
     if trouble:
@@ -238,7 +269,11 @@ def render(results, excluded, commit, dirty):
                 "The reason is the driver's text.")
     out.append("")
     for r in results:
-        out += [f"### {r.driver}/{r.name}", ""]
+        out += [f"### {r.driver}/{r.name}"]
+        if isinstance(r, KeptBatch):
+            out += r.section
+            continue
+        out.append("")
         if not r.reasons:
             out += ["Every problem PASSED." if r.total else "No problems.", ""]
             continue
@@ -259,6 +294,8 @@ def main():
     ap.add_argument("--inputs", default=os.environ.get("TESSERA_BENCHDNN_INPUTS", default_inputs))
     ap.add_argument("--binary", help="an opt tessera_bench to use instead of building one")
     ap.add_argument("--timeout", type=float, default=3600, help="per batch, in seconds")
+    ap.add_argument("--only", nargs="+", metavar="BATCH",
+                    help="run these batches only (file names); keep the page's other rows")
     args = ap.parse_args()
 
     if not all(os.path.isdir(os.path.join(args.inputs, d)) for d in DRIVERS):
@@ -268,6 +305,13 @@ def main():
     batches, excluded = discover(args.inputs)
     binary = os.path.abspath(args.binary) if args.binary else build(root)
     commit = git(root, "rev-parse", "--short", "HEAD")
+    page_path = os.path.join(root, "docs", "conformance.md")
+    kept = kept_batches(open(page_path).read()) if args.only else {}
+    if args.only:
+        unknown = set(args.only) - {os.path.basename(p) for _, p in batches}
+        if unknown:
+            print(f"conformance.py: no such batch: {', '.join(sorted(unknown))}", file=sys.stderr)
+            return 2
     # Tracked files that differ from the commit and may be in the binary (not Markdown, not the
     # floor this script writes).
     # (git() strips the output, so the first line may have lost its leading status space.)
@@ -275,22 +319,40 @@ def main():
         root, "status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)*.md",
         ":(exclude)" + FLOOR).splitlines()]
 
+    if dirty:
+        commit += f" +{len(dirty)}"
     results = []
     for driver, path in batches:
-        r = run_batch(binary, driver, path, args.timeout, root)
+        name = os.path.basename(path)
+        if args.only and name not in args.only:
+            if (driver, name) not in kept:
+                print(f"conformance.py: {driver}/{name} has no row to keep: run it too",
+                      file=sys.stderr)
+                return 2
+            results.append(kept[(driver, name)])
+            continue
+        r = run_batch(binary, driver, path, args.timeout, root, commit)
         results.append(r)
         print(f"{driver}/{r.name}: {r.total} problems, "
               + ", ".join(f"{h} {r.counts[s]}" for s, h in zip(STATUSES, HEADINGS))
               + f" ({r.seconds:.1f} s)" + (f" -- {r.problem}" if r.problem else ""), flush=True)
 
-    with open(os.path.join(root, "docs", "conformance.md"), "w") as f:
-        f.write(render(results, excluded, commit, dirty) + "\n")
+    with open(page_path, "w") as f:
+        f.write(render(results, excluded) + "\n")
     by_name = {(r.driver, r.name): r for r in results}
+    old_floor = {}
+    for line in open(os.path.join(root, FLOOR)):
+        if not line.startswith("#") and line.split():
+            driver, name, passed = line.split()
+            old_floor[(driver, name)] = passed
     floor = ["# The passed counts of the batches //bench/driver:real_batches_test runs: it fails",
              "# when a batch passes fewer. Written by bench/driver/conformance.py.",
              "# driver batch passed"]
     for driver, name in GATED:
         r = by_name.get((driver, name))
+        if isinstance(r, KeptBatch):
+            floor.append(f"{driver} {name} {old_floor[(driver, name)]}")
+            continue
         if r is None or not r.finished or r.problem:
             print(f"conformance.py: gated batch {driver}/{name} did not run cleanly; "
                   "conformance_floor.txt not written", file=sys.stderr)
@@ -299,7 +361,7 @@ def main():
     with open(os.path.join(root, FLOOR), "w") as f:
         f.write("\n".join(floor) + "\n")
     print("wrote docs/conformance.md and bench/driver/conformance_floor.txt")
-    bad = [r for r in results if r.counts["FAILED"] or r.problem]
+    bad = [r for r in results if r.problem or (isinstance(r, BatchResult) and r.counts["FAILED"])]
     return 1 if bad else 0
 
 
