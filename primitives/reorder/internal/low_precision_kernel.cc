@@ -8,6 +8,7 @@
 #include "tessera/core/low_precision.h"
 #include "tessera/primitives/reorder/internal/element_math.h"
 #include "tessera/primitives/reorder/internal/plan.h"
+#include "tessera/primitives/reorder/internal/quant_offsets.h"
 
 namespace tessera::reorder_internal {
 namespace {
@@ -80,13 +81,6 @@ void elementwise(const plan& p, const exec_ctx& ctx) {
   for (int d = 0; d < rank; ++d) {
     if (padded[d] == 0) return;
   }
-  auto quant_offset = [&](int mask, const std::array<dim_t, kMaxRank>& idx) {
-    dim_t off = 0;
-    for (int d = 0; d < rank; ++d) {
-      if (mask > 0 && (mask & (1 << d))) off = off * dims[d] + idx[d];
-    }
-    return off;
-  };
   std::array<dim_t, kMaxRank> idx{};
   while (true) {
     bool inside = true;
@@ -98,12 +92,7 @@ void elementwise(const plan& p, const exec_ctx& ctx) {
     } else if (p.bit_copy) {
       store_code(p.dst.dt(), ctx.dst, to, load_code(p.src.dt(), ctx.src, p.src.offset(index)));
     } else {
-      strides_t off{};
-      off[kSrcScale] = quant_offset(p.masks.src_scale, idx);
-      off[kDstScale] = quant_offset(p.masks.dst_scale, idx);
-      off[kSrcZp] = quant_offset(p.masks.src_zp, idx);
-      off[kDstZp] = quant_offset(p.masks.dst_zp, idx);
-      off[kOscale] = quant_offset(p.masks.oscale, idx);
+      const strides_t off = quant_offsets(p.masks, p.dst.dims(), idx);
       convert_one<S, D, Acc>(p, ctx, p.src.offset(index), to, off);
     }
     int d = rank - 1;

@@ -7,6 +7,7 @@
 #include "tessera/primitives/reorder/internal/element_math.h"
 #include "tessera/primitives/reorder/internal/low_precision_kernel.h"
 #include "tessera/primitives/reorder/internal/plan.h"
+#include "tessera/primitives/reorder/internal/quant_offsets.h"
 
 namespace tessera::reorder_internal {
 namespace {
@@ -16,13 +17,6 @@ void elementwise(const plan& p, const exec_ctx& ctx) {
   const int rank = p.dst.rank();
   const S* src = reinterpret_cast<const S*>(ctx.src);
   D* dst = reinterpret_cast<D*>(ctx.dst);
-  auto quant_offset = [&](int mask, const std::array<dim_t, kMaxRank>& idx) {
-    dim_t off = 0;
-    for (int d = 0; d < rank; ++d) {
-      if (mask > 0 && (mask & (1 << d))) off = off * p.dst.dims()[d] + idx[d];
-    }
-    return off;
-  };
   std::array<dim_t, kMaxRank> idx{};
   // Walks the padded dst index space; the logical part is converted, the rest zeroed.
   const auto padded = p.dst.padded_dims();
@@ -39,12 +33,7 @@ void elementwise(const plan& p, const exec_ctx& ctx) {
     } else if (p.bit_copy) {
       std::memcpy(out, src + p.src.offset(index), sizeof(D));
     } else {
-      strides_t off{};
-      off[kSrcScale] = quant_offset(p.masks.src_scale, idx);
-      off[kDstScale] = quant_offset(p.masks.dst_scale, idx);
-      off[kSrcZp] = quant_offset(p.masks.src_zp, idx);
-      off[kDstZp] = quant_offset(p.masks.dst_zp, idx);
-      off[kOscale] = quant_offset(p.masks.oscale, idx);
+      const strides_t off = quant_offsets(p.masks, p.dst.dims(), idx);
       *out = apply_one<S, D>(src[p.src.offset(index)], out, ctx.q, off);
     }
     int d = rank - 1;
