@@ -123,8 +123,8 @@ T apply_binary(binary_alg alg, T a, T b) {
     case binary_alg::sub: return a - b;
     case binary_alg::mul: return a * b;
     case binary_alg::div: return a / b;
-    case binary_alg::max: return std::fmax(a, b);
-    case binary_alg::min: return std::fmin(a, b);
+    case binary_alg::max: return a > b ? a : b;
+    case binary_alg::min: return a < b ? a : b;
     case binary_alg::ge: return a >= b ? T(1) : T(0);
     case binary_alg::gt: return a > b ? T(1) : T(0);
     case binary_alg::le: return a <= b ? T(1) : T(0);

@@ -93,6 +93,16 @@ TEST(PostOps, ScalarOperationsFollowOneDnnsFormulas) {
   EXPECT_EQ(apply_binary(binary_alg::le, 5.f, 4.f), 0.f);
   EXPECT_EQ(apply_binary(binary_alg::lt, 3.f, 4.f), 1.f);
   EXPECT_EQ(apply_binary(binary_alg::eq, 3.f, 4.f), 0.f);
+  // NaN: max and min return b unless the ordered compare picks a (oneDNN's a > b ? a : b, what
+  // maxps does); ne is true and the other comparisons false.
+  const float nan = std::nanf("");
+  EXPECT_TRUE(std::isnan(apply_binary(binary_alg::max, 1.f, nan)));
+  EXPECT_EQ(apply_binary(binary_alg::max, nan, 1.f), 1.f);
+  EXPECT_TRUE(std::isnan(apply_binary(binary_alg::min, 1.f, nan)));
+  EXPECT_EQ(apply_binary(binary_alg::min, nan, 1.f), 1.f);
+  EXPECT_EQ(apply_binary(binary_alg::ne, nan, nan), 1.f);
+  EXPECT_EQ(apply_binary(binary_alg::eq, nan, nan), 0.f);
+  EXPECT_EQ(apply_binary(binary_alg::ge, nan, 1.f), 0.f);
   EXPECT_EQ(apply_binary(binary_alg::ne, 3.f, 4.f), 1.f);
 }
 

@@ -52,10 +52,12 @@ std::vector<std::vector<dim_t>> operand_shapes(const std::vector<dim_t>& dims) {
   return {common, per_oc, dims, edges};
 }
 
-// Runs `attr` with the operands `values` (one per post-op, empty for eltwise) on the kernel
-// `filter` and on the reference; expects the bound.
+// Runs `attr` on the kernel `filter` and on the reference; expects the bound, and NaN where the
+// reference has NaN. The binary operands hold small positive values; with nan_operands, every
+// third element of a floating-point operand is NaN.
 void expect_matches_reference(const layout_case& lc, softmax_alg alg, const primitive_attr& attr,
-                              const std::string& filter, const std::string& what) {
+                              const std::string& filter, const std::string& what,
+                              bool nan_operands = false) {
   const memory_desc md = plain(lc.dims, data_type::f32, lc.order);
   auto fwd = softmax_forward::create(alg, md, md, lc.axis, attr, {.impl_filter = filter});
   ASSERT_TRUE(fwd.ok()) << fwd.status() << " " << what;
@@ -74,6 +76,7 @@ void expect_matches_reference(const layout_case& lc, softmax_alg alg, const prim
     const bool integer = op.dt() == data_type::s8 || op.dt() == data_type::u8;
     for (size_t e = 0; e < v.size(); ++e) {
       v[e] = integer ? static_cast<double>(e % 5 + 1) : static_cast<double>(e % 7 + 1) * 0.125;
+      if (nan_operands && !integer && e % 3 == 0) v[e] = std::nan("");
     }
     testing::write_logical(op, operands[i].data(), v);
     args.set(post_op_src1{static_cast<int>(i)}, {op, operands[i].data()});
@@ -118,6 +121,27 @@ TEST(SoftmaxPostOpsKernels, EveryBinaryAlgorithmBroadcastAndOperandType) {
                                    std::string(name_of(alg)) + ":" + std::string(name_of(dt)) +
                                        ":mask" + std::to_string(broadcast_mask(plain(shape, dt))));
         }
+      }
+    }
+  }
+}
+
+// NaN on either side of a binary post-op: the comparisons are C++'s (ne is true, the others
+// false) and max/min return the other operand, as fmax/fmin do. sqrt of logsoftmax's negative
+// outputs makes the NaN src0 lanes.
+TEST(SoftmaxPostOpsKernels, BinaryAlgorithmsOnNanLanes) {
+  for (const std::string& filter : vector_filters()) {
+    for (const layout_case& lc : kLayouts) {
+      for (binary_alg alg : {binary_alg::max, binary_alg::min, binary_alg::ge, binary_alg::gt,
+                             binary_alg::le, binary_alg::lt, binary_alg::eq, binary_alg::ne}) {
+        const memory_desc per_tensor = plain(lc.dims, data_type::f32);
+        primitive_attr attr;
+        attr.post_ops = {post_op::binary(alg, per_tensor)};
+        expect_matches_reference(lc, softmax_alg::softmax, attr, filter,
+                                 std::string(name_of(alg)) + " NaN operand", true);
+        attr.post_ops = {post_op::eltwise(eltwise_alg::sqrt), post_op::binary(alg, per_tensor)};
+        expect_matches_reference(lc, softmax_alg::logsoftmax, attr, filter,
+                                 std::string(name_of(alg)) + " NaN src0 and operand", true);
       }
     }
   }

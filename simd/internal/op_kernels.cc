@@ -100,23 +100,33 @@ void fused_f64_kernel(const double* a, const double* b, const double* c, double*
   fused_of<Arch>(a, b, c, fma, fnma, n);
 }
 
-template <class Arch, class T>
-void not_greater_equal_of(const T* a, const T* b, bool* out, int64_t n) {
+// out[i] = compare(a[i], b[i]) for each whole batch.
+template <class Arch, class T, class Compare>
+void compare_of(Compare compare, const T* a, const T* b, bool* out, int64_t n) {
   using batch = xsimd::batch<T, Arch>;
   for (int64_t i = 0; i + static_cast<int64_t>(batch::size) <= n; i += batch::size) {
-    const auto lanes = not_greater_equal(batch::load_unaligned(a + i), batch::load_unaligned(b + i));
-    lanes.store_unaligned(out + i);
+    compare(batch::load_unaligned(a + i), batch::load_unaligned(b + i)).store_unaligned(out + i);
   }
 }
 
 template <class Arch>
 void not_greater_equal_f32_kernel(const float* a, const float* b, bool* out, int64_t n) {
-  not_greater_equal_of<Arch>(a, b, out, n);
+  compare_of<Arch>([](auto x, auto y) { return not_greater_equal(x, y); }, a, b, out, n);
 }
 
 template <class Arch>
 void not_greater_equal_f64_kernel(const double* a, const double* b, bool* out, int64_t n) {
-  not_greater_equal_of<Arch>(a, b, out, n);
+  compare_of<Arch>([](auto x, auto y) { return not_greater_equal(x, y); }, a, b, out, n);
+}
+
+template <class Arch>
+void not_equal_f32_kernel(const float* a, const float* b, bool* out, int64_t n) {
+  compare_of<Arch>([](auto x, auto y) { return not_equal(x, y); }, a, b, out, n);
+}
+
+template <class Arch>
+void not_equal_f64_kernel(const double* a, const double* b, bool* out, int64_t n) {
+  compare_of<Arch>([](auto x, auto y) { return not_equal(x, y); }, a, b, out, n);
 }
 
 template void divide_f32_kernel<TESSERA_SIMD_ARCH>(const float*, const float*, float*, int64_t);
@@ -124,6 +134,8 @@ template void not_greater_equal_f32_kernel<TESSERA_SIMD_ARCH>(const float*, cons
                                                               int64_t);
 template void not_greater_equal_f64_kernel<TESSERA_SIMD_ARCH>(const double*, const double*, bool*,
                                                               int64_t);
+template void not_equal_f32_kernel<TESSERA_SIMD_ARCH>(const float*, const float*, bool*, int64_t);
+template void not_equal_f64_kernel<TESSERA_SIMD_ARCH>(const double*, const double*, bool*, int64_t);
 template void scalef_f64_kernel<TESSERA_SIMD_ARCH>(const double*, const double*, double*, int64_t);
 template void table_lookup_f32_kernel<TESSERA_SIMD_ARCH>(const float*, const float*,
                                                          const int32_t*, float*, float*, int64_t);

@@ -49,6 +49,12 @@ void not_greater_equal_f32_kernel(const float* a, const float* b, bool* out, int
 template <class Arch>
 void not_greater_equal_f64_kernel(const double* a, const double* b, bool* out, int64_t n);
 
+// For each whole batch: out[i] = not_equal(a[i], b[i]).
+template <class Arch>
+void not_equal_f32_kernel(const float* a, const float* b, bool* out, int64_t n);
+template <class Arch>
+void not_equal_f64_kernel(const double* a, const double* b, bool* out, int64_t n);
+
 }  // namespace tessera::simd::internal
 
 #endif  // TESSERA_SIMD_INTERNAL_OP_KERNELS_H_

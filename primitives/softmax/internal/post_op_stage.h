@@ -78,14 +78,14 @@ vf<A> binary_f32(binary_alg alg, vf<A> a, vf<A> b) {
     case binary_alg::sub: return a - b;
     case binary_alg::mul: return a * b;
     case binary_alg::div: return a / b;
-    case binary_alg::max: return ts::select((a > b) | (b != b), a, b);
-    case binary_alg::min: return ts::select((a < b) | (b != b), a, b);
+    case binary_alg::max: return ts::select(a > b, a, b);
+    case binary_alg::min: return ts::select(a < b, a, b);
     case binary_alg::ge: return ts::select(a >= b, one, zero);
     case binary_alg::gt: return ts::select(a > b, one, zero);
     case binary_alg::le: return ts::select(a <= b, one, zero);
     case binary_alg::lt: return ts::select(a < b, one, zero);
     case binary_alg::eq: return ts::select(a == b, one, zero);
-    case binary_alg::ne: return ts::select(a != b, one, zero);
+    case binary_alg::ne: return ts::select(ts::not_equal(a, b), one, zero);
   }
   return a;
 }
