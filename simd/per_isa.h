@@ -6,7 +6,11 @@
 // compilation therefore puts its definitions in its own namespace, TESSERA_ISA_NS (isa_sse4_2,
 // isa_avx2, isa_avx512bw, isa_avx512bw_bf16), defined by simd/build_defs.bzl, as Highway's
 // HWY_NAMESPACE does. Only the entry points the dispatcher takes the address of are explicit
-// instantiations outside it, and those differ by their Arch template argument.
+// instantiations outside it, and those differ by their Arch template argument. Templates the
+// per-ISA code instantiates outside our namespaces and not on Arch (the std::copy through which
+// xsimd converts f64 to int64 lane by lane without avx512dq, say) are still one symbol; left
+// out of line (the sanitizer builds' -O1), one ISA's copy serves all, so per-ISA code keeps off
+// those paths where it can (forward_f64.h's exp_f64).
 //
 //   // my_kernels_impl.h (included only from the per-ISA source)
 //   #include "tessera/simd/per_isa.h"

@@ -19,6 +19,7 @@
 
 #include "tessera/primitives/softmax/internal/kernel_args.h"
 #include "tessera/primitives/softmax/internal/kernel_math.h"
+#include "tessera/simd/compare.h"
 #include "tessera/simd/per_isa.h"
 #include "tessera/simd/select.h"
 #include "tessera/simd/tail.h"
@@ -39,11 +40,17 @@ typename vf64<A>::batch_bool_type lanes_below(int n) {
   return vf64<A>::load_aligned(kIota) < vf64<A>(static_cast<double>(n));
 }
 
-// exp(d) for d = x - max <= 0 (or NaN): 0 below exp's underflow, where xsimd::exp's own
-// range handling is not relied on (-Inf included).
+// exp(d) for d = x - max <= 0 (or NaN): 0 below exp's underflow (-Inf included), NaN for NaN.
+// xsimd::exp only ever sees a finite argument: without avx512dq it converts its n to int64 lane
+// by lane in C++, undefined behaviour for NaN and infinities.
 template <class A>
 [[gnu::always_inline]] inline vf64<A> exp_f64(vf64<A> d) {
-  return ::tessera::simd::select(d < vf64<A>(-746.0), vf64<A>(0.0), xsimd::exp(d));
+  namespace ts = ::tessera::simd;
+  const vf64<A> zero(0.0);
+  const auto underflow = d < vf64<A>(-746.0);
+  const auto nan = ts::not_equal(d, d);
+  const vf64<A> e = xsimd::exp(ts::select(underflow | nan, zero, d));
+  return ts::select(underflow, zero, ts::select(nan, d, e));
 }
 
 // The per-lane statistics of one row (dense) or of one vector of rows (strided).
