@@ -64,10 +64,11 @@ using ::tessera::testing::ulp_error;
 using ::tessera::testing::worst_exp_errors;
 
 TEST(ExpNonpositive, AccuracyOverItsRangeOnEveryIsa) {
-  // 0, -0 and every 73rd f32 of [-110, -1e-30]: about 1.5 million points. On sse4_2 it is
-  // exp_f32 (same bounds); the table versions reach 1.00 ulp over every f32 of [-110, 0] with a
-  // normal result (exhaustive runs outside the suite: avx512bw 0.9998 ulp at x = -0x1.4c1ad2p+6,
-  // avx2 0.8966 ulp at x = -0x1.da1e9cp+2 and 0.7653 on denormal results), so their bound is 1 ulp.
+  // 0, -0 and every 73rd f32 of [-110, -1e-30]: about 1.5 million points. On sse4_2 and neon64
+  // it is simd::exp_f32, held to that function's bound (1.24 ulp measured, simd/math.h); the
+  // table versions (avx2, avx512bw) reach 1.00 ulp over every f32 of [-110, 0] with a normal
+  // result (exhaustive runs outside the suite: avx512bw 0.9998 ulp at x = -0x1.4c1ad2p+6, avx2
+  // 0.8966 ulp at x = -0x1.da1e9cp+2 and 0.7653 on denormal results), so their bound is 1 ulp.
   std::vector<float> xs = {0.f, -0.f};
   for (float x : f32_sweep(1e-30f, 110.f, 73)) xs.push_back(-x);
   xs.push_back(-110.f);
@@ -76,7 +77,8 @@ TEST(ExpNonpositive, AccuracyOverItsRangeOnEveryIsa) {
     const exp_errors e = worst_exp_errors(k.exp_nonpositive, xs, y);
     std::printf("exp_nonpositive %s: max error %.3f ulp (normal results, at x=%a), %.3f ulp "
                 "(denormal)\n", k.name.c_str(), e.normal, e.at, e.denormal);
-    EXPECT_LE(e.normal, k.name == "sse4_2" ? 1.5 : 1.0) << k.name;
+    const bool table_version = k.name == "avx2" || k.name == "avx512bw";
+    EXPECT_LE(e.normal, table_version ? 1.0 : 1.5) << k.name;
     EXPECT_LE(e.denormal, 1.0) << k.name;
     EXPECT_EQ(y[0], 1.f) << k.name;
     EXPECT_EQ(y[1], 1.f) << k.name;
