@@ -193,6 +193,29 @@ std::vector<error_case> all_cases() {
       CASE("desc.sub_byte_view_start",
            memory_desc::with_strides({4, 6}, data_type::s4, {6, 1})->submemory({2, 2}, {0, 1}),
            "offset 1"),
+      CASE("desc.compensation_mask", [] {
+             memory_extra e;
+             e.flags = extra_flags::compensation_conv_s8s8;
+             e.compensation_mask = 4;
+             return memory_desc::with_strides({2, 3}, data_type::s8, {3, 1})->with_extra(e);
+           }(), "4"),
+      CASE("desc.extra_flags", [] {
+             memory_extra e;
+             e.flags = 0x4;
+             return memory_desc::with_strides({2, 3}, data_type::s8, {3, 1})->with_extra(e);
+           }(), "0x4"),
+      CASE("desc.scale_adjust", [] {
+             memory_extra e;
+             e.flags = extra_flags::scale_adjust;
+             e.scale_adjust = -2.0f;
+             return memory_desc::with_strides({2, 3}, data_type::s8, {3, 1})->with_extra(e);
+           }(), "-2"),
+      CASE("desc.compensation_runtime", [] {
+             memory_extra e;
+             e.flags = extra_flags::compensation_conv_asymmetric_src;
+             e.asymm_compensation_mask = 1;
+             return memory_desc::with_strides({kRuntimeDim, 3}, data_type::s8, {3, 1})->with_extra(e);
+           }(), "run-time"),
       CASE("desc.too_many_blocks", [] {
              blocking_desc b;
              b.inner_nblks = 13;
@@ -354,6 +377,27 @@ std::vector<error_case> all_cases() {
       CASE("reorder.impl_filter",
            reorder::create(f32_23, f32_23, {}, reorder_options{.impl_filter = "nonexistent"}),
            "nonexistent"),
+      CASE("reorder.src_extra_flags", [] {
+             memory_extra e;
+             e.flags = extra_flags::compensation_conv_s8s8;
+             e.compensation_mask = 1;
+             const memory_desc s8 = md({2, 3}, data_type::s8, "ab");
+             return reorder::create(*s8.with_extra(e), s8, {});
+           }(), "f1:s8m1"),
+      CASE("reorder.compensation_dst_type", [] {
+             memory_extra e;
+             e.flags = extra_flags::compensation_conv_asymmetric_src;
+             e.asymm_compensation_mask = 1;
+             return reorder::create(f32_desc("ab"), *md({2, 3}, data_type::u8, "ab").with_extra(e), {});
+           }(), "u8"),
+      CASE("reorder.compensation_zero_points", [] {
+             memory_extra e;
+             e.flags = extra_flags::compensation_conv_s8s8;
+             e.compensation_mask = 1;
+             primitive_attr a;
+             a.dst_zero_points = quant_param{};
+             return reorder::create(f32_desc("ab"), *md({2, 3}, data_type::s8, "ab").with_extra(e), a);
+           }(), "dst zero points"),
       CASE("reorder.zero_point_type", [] {
              primitive_attr a;
              a.src_zero_points = quant_param{.dt = data_type::f32};

@@ -17,6 +17,8 @@
 // src strides run-time, high: dst): unless both are 0, the reorder created from those patterns
 // (fuzz_input.h's runtime_pattern), executed on the same concrete descriptors, must succeed and
 // write the same bytes, guards intact. Creation may refuse (output scales over a run-time dim).
+// The input's last byte may give dst compensation flags (see below): the reference computes the
+// buffers too, and they are part of the compared destination.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -76,6 +78,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       dst_md->kind() != tessera::format_kind::blocked)
     return 0;
   if (src_md->size_bytes() > (1 << 16) || dst_md->size_bytes() > (1 << 16)) return 0;
+  // The input's last byte (also read in sequence; older inputs keep their meaning when it has
+  // bits 0-1 clear) asks for compensation: bit 0 s8s8, bit 1 zero point, bit 2 a 0.5 scale
+  // adjustment, bits 3-7 the mask of both (raw: bits beyond the rank are rejected).
+  const uint8_t extra_byte = size > 0 ? data[size - 1] : 0;
+  if (extra_byte & 3) {
+    tessera::memory_extra e;
+    if (extra_byte & 1) e.flags |= tessera::extra_flags::compensation_conv_s8s8;
+    if (extra_byte & 2) e.flags |= tessera::extra_flags::compensation_conv_asymmetric_src;
+    if (extra_byte & 4) e.flags |= tessera::extra_flags::scale_adjust;
+    e.scale_adjust = 0.5f;
+    e.compensation_mask = e.asymm_compensation_mask = extra_byte >> 3;
+    auto with_extra = dst_md->with_extra(e);
+    if (!with_extra.ok()) {
+      TESSERA_FUZZ_CHECK(!with_extra.status().message().empty(), "with_extra refused without a message");
+      return 0;
+    }
+    dst_md = *std::move(with_extra);
+  }
 
   tessera::primitive_attr attr;
   const uint8_t flags = in.u8();
@@ -226,6 +246,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   const uint8_t runtime_dims = in.u8(), runtime_strides = in.u8();
   if (runtime_dims == 0 && runtime_strides == 0) return 0;
+  if (dst_md->extra().has_compensation()) return 0;  // compensation needs concrete descriptors
   auto src_p = tessera::reliability::runtime_pattern(*src_md, runtime_dims, runtime_strides & 0xF);
   auto dst_p = tessera::reliability::runtime_pattern(*dst_md, runtime_dims, runtime_strides >> 4);
   TESSERA_FUZZ_CHECK(src_p.ok() && dst_p.ok(), absl::StrCat(problem, ": a run-time pattern was refused"));
