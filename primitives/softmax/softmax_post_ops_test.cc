@@ -54,6 +54,29 @@ TEST(SoftmaxPostOps, BinaryAndEltwiseChainByHand) {
   }
 }
 
+// Post-ops take the f32 softmax result (oneDNN's definition). Divided by a zero operand, a
+// result of 1/2 is +Inf, which a u8 dst saturates to 255; exp(-255) underflows f32 to 0, and
+// 0/0 is NaN, which u8 stores as 0: the same on every kernel, the reference one included (it
+// computes in f64, where exp(-255) does not underflow; a fuzz_softmax finding).
+TEST(SoftmaxPostOps, DivisionByZeroOnTheF32ResultOnEveryKernel) {
+  const memory_desc md = plain({4}, data_type::u8);
+  const memory_desc common = plain({1}, data_type::u8);
+  primitive_attr attr;
+  attr.post_ops = {post_op::binary(binary_alg::div, common),
+                   post_op::eltwise(eltwise_alg::linear, 1.f, 1.f)};
+  for (const std::string& filter : softmax_test::kernel_filters()) {
+    auto fwd = softmax_forward::create(softmax_alg::softmax, md, md, 0, attr,
+                                       {.impl_filter = filter});
+    ASSERT_TRUE(fwd.ok()) << fwd.status() << " " << filter;
+    uint8_t x[4] = {0, 255, 255, 0}, y[4] = {7, 7, 7, 7}, zero = 0;
+    exec_args args{{arg::src, {md, x}}, {arg::dst, {md, y}}};
+    args.set(post_op_src1{0}, {common, &zero});
+    ASSERT_TRUE(fwd->execute(args).ok());
+    const uint8_t want[4] = {0, 255, 255, 0};
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(y[i], want[i]) << fwd->impl_name() << " element " << i;
+  }
+}
+
 // clip takes the lower bound, then the upper one (oneDNN's order): with alpha above beta every
 // output is beta, in the library and in the reference.
 TEST(SoftmaxPostOps, ClipWithBoundsCrossedGivesTheUpperBound) {

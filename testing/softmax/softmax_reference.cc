@@ -183,8 +183,11 @@ std::vector<double> softmax_forward_reference(softmax_alg alg, const memory_desc
                                               const softmax_reference_attr& attr) {
   std::vector<double> y = softmax_forward_reference(alg, src, src_data, axis, attr.src_scale);
   std::array<dim_t, kMaxRank> at{};
+  // The chain starts from the result rounded to f32 (f64 src: unrounded), the value oneDNN
+  // applies post-ops to: a result that underflows f32 divided by 0 is NaN, not Inf.
+  const bool f32_chain = src.dt() != data_type::f64 && !attr.post_ops.empty();
   for_each_index(src, [&](absl::Span<const dim_t> idx, int64_t pos) {
-    double v = y[pos];
+    double v = f32_chain ? static_cast<float>(y[pos]) : y[pos];
     for (size_t i = 0; i < attr.post_ops.size(); ++i) {
       const post_op& op = attr.post_ops[i];
       if (op.kind == post_op_kind::eltwise) {

@@ -44,7 +44,8 @@ struct softmax_reference_attr {
   std::vector<const void*> post_op_src1;  // one per post-op (binary: its operand's buffer)
 };
 // oneDNN 3.x's order, all in f64: dst = post_ops(softmax(src) * src_scale) / dst_scale, each
-// binary operand read at the dst element's logical index with its broadcast dims at 0.
+// binary operand read at the dst element's logical index with its broadcast dims at 0. The
+// chain starts from softmax(src) * src_scale rounded to f32 unless src is f64.
 std::vector<double> softmax_forward_reference(softmax_alg alg, const memory_desc& src,
                                               const void* src_data, int axis,
                                               const softmax_reference_attr& attr);
