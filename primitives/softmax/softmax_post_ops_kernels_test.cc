@@ -147,6 +147,30 @@ TEST(SoftmaxPostOpsKernels, BinaryAlgorithmsOnNanLanes) {
   }
 }
 
+// tanh keeps a relative bound where softmax outputs are small (down to ~1e-9 here): the
+// softmax's 4 eps plus tanh's few, 1e-6 relative; a tiny output stays nonzero.
+TEST(SoftmaxPostOpsKernels, TanhIsRelativelyAccurateNearZero) {
+  const memory_desc md = plain({4, 37}, data_type::f32);
+  primitive_attr attr;
+  attr.post_ops = {post_op::eltwise(eltwise_alg::tanh)};
+  std::vector<float> x(static_cast<size_t>(md.nelems()));
+  for (size_t i = 0; i < x.size(); ++i) x[i] = -0.5f * static_cast<float>(i % 37);
+  testing::softmax_reference_attr ref;
+  ref.post_ops = attr.post_ops;
+  const std::vector<double> want =
+      testing::softmax_forward_reference(softmax_alg::softmax, md, x.data(), 1, ref);
+  for (const std::string& filter : vector_filters()) {
+    auto fwd = softmax_forward::create(softmax_alg::softmax, md, md, 1, attr,
+                                       {.impl_filter = filter});
+    ASSERT_TRUE(fwd.ok()) << fwd.status();
+    std::vector<float> y(x.size(), -9.f);
+    ASSERT_TRUE(fwd->execute({{arg::src, {md, x.data()}}, {arg::dst, {md, y.data()}}}).ok());
+    for (size_t i = 0; i < y.size(); ++i) {
+      EXPECT_NEAR(y[i], want[i], 1e-6 * want[i]) << fwd->impl_name() << " element " << i;
+    }
+  }
+}
+
 TEST(SoftmaxPostOpsKernels, EveryEltwiseAlgorithmOnEveryAlgorithm) {
   const post_op eltwise[] = {
       post_op::eltwise(eltwise_alg::linear, 0.5f, 2.f), post_op::eltwise(eltwise_alg::relu, 0.25f),

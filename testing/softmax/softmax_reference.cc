@@ -187,7 +187,8 @@ std::vector<double> softmax_forward_reference(softmax_alg alg, const memory_desc
   // applies post-ops to: a result that underflows f32 divided by 0 is NaN, not Inf.
   const bool f32_chain = src.dt() != data_type::f64 && !attr.post_ops.empty();
   for_each_index(src, [&](absl::Span<const dim_t> idx, int64_t pos) {
-    double v = f32_chain ? static_cast<float>(y[pos]) : y[pos];
+    const double shifted = y[pos] * (1 + attr.softmax_shift);
+    double v = f32_chain ? static_cast<float>(shifted) : shifted;
     for (size_t i = 0; i < attr.post_ops.size(); ++i) {
       const post_op& op = attr.post_ops[i];
       if (op.kind == post_op_kind::eltwise) {
