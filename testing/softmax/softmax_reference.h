@@ -42,8 +42,8 @@ struct softmax_reference_attr {
   double dst_scale = 1.0;
   post_ops_list post_ops;
   std::vector<const void*> post_op_src1;  // one per post-op (binary: its operand's buffer)
-  // With post-ops: the chain starts from softmax(src) * src_scale * (1 + softmax_shift), so that
-  // a check can see how far the kernel's own softmax error (a few eps) moves the chain's result.
+  // The value the chain starts from is softmax(src) * src_scale * (1 + softmax_shift), so that a
+  // check can see how far the kernel's own softmax error (a few eps) moves the chain's result.
   double softmax_shift = 0.0;
 };
 // oneDNN 3.x's order, all in f64: dst = post_ops(softmax(src) * src_scale) / dst_scale, each
