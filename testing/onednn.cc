@@ -36,6 +36,69 @@ absl::StatusOr<dnnl::memory> wrap(const memory& m) {
   return dnnl::memory(d, cpu_engine(), m.data);
 }
 
+dnnl::algorithm to_dnnl(binary_alg alg) {
+  switch (alg) {
+    case binary_alg::add: return dnnl::algorithm::binary_add;
+    case binary_alg::sub: return dnnl::algorithm::binary_sub;
+    case binary_alg::mul: return dnnl::algorithm::binary_mul;
+    case binary_alg::div: return dnnl::algorithm::binary_div;
+    case binary_alg::max: return dnnl::algorithm::binary_max;
+    case binary_alg::min: return dnnl::algorithm::binary_min;
+    case binary_alg::ge: return dnnl::algorithm::binary_ge;
+    case binary_alg::gt: return dnnl::algorithm::binary_gt;
+    case binary_alg::le: return dnnl::algorithm::binary_le;
+    case binary_alg::lt: return dnnl::algorithm::binary_lt;
+    case binary_alg::eq: return dnnl::algorithm::binary_eq;
+    case binary_alg::ne: return dnnl::algorithm::binary_ne;
+  }
+  return dnnl::algorithm::undef;
+}
+
+dnnl::algorithm to_dnnl(eltwise_alg alg) {
+  switch (alg) {
+    case eltwise_alg::linear: return dnnl::algorithm::eltwise_linear;
+    case eltwise_alg::relu: return dnnl::algorithm::eltwise_relu;
+    case eltwise_alg::clip: return dnnl::algorithm::eltwise_clip;
+    case eltwise_alg::abs: return dnnl::algorithm::eltwise_abs;
+    case eltwise_alg::square: return dnnl::algorithm::eltwise_square;
+    case eltwise_alg::sqrt: return dnnl::algorithm::eltwise_sqrt;
+    case eltwise_alg::exp: return dnnl::algorithm::eltwise_exp;
+    case eltwise_alg::tanh: return dnnl::algorithm::eltwise_tanh;
+    case eltwise_alg::logistic: return dnnl::algorithm::eltwise_logistic;
+  }
+  return dnnl::algorithm::undef;
+}
+
+// A dense f32 descriptor of dims.
+dnnl::memory::desc dense_f32(const dnnl::memory::dims& dims) {
+  dnnl::memory::dims strides(dims.size(), 1);
+  for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * dims[i];
+  return {dims, dnnl_dt::f32, strides};
+}
+
+// m's values in a new dense f32 buffer (2.6.3's binary takes no f16 operand; f16 -> f32 is
+// exact).
+dnnl::memory exactly_in_f32(dnnl::memory m) {
+  dnnl::memory f32(dense_f32(m.get_desc().dims()), cpu_engine());
+  dnnl::reorder(m, f32).execute(cpu_stream(), m, f32);
+  return f32;
+}
+
+// One post-op as a oneDNN primitive, in place on `acc` (f32).
+void run_post_op(const post_op& op, const dnnl::memory& acc, const dnnl::memory* operand) {
+  const dnnl::memory::desc& d = acc.get_desc();
+  if (op.kind == post_op_kind::eltwise) {
+    dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference,
+                                     to_dnnl(op.eltwise_algorithm), d, op.alpha, op.beta);
+    dnnl::eltwise_forward(dnnl::eltwise_forward::primitive_desc(desc, cpu_engine()))
+        .execute(cpu_stream(), {{DNNL_ARG_SRC, acc}, {DNNL_ARG_DST, acc}});
+  } else {
+    dnnl::binary::desc desc(to_dnnl(op.binary_algorithm), d, operand->get_desc(), d);
+    dnnl::binary(dnnl::binary::primitive_desc(desc, cpu_engine()))
+        .execute(cpu_stream(), {{DNNL_ARG_SRC_0, acc}, {DNNL_ARG_SRC_1, *operand}, {DNNL_ARG_DST, acc}});
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<dnnl_dt> to_dnnl(data_type dt) {
@@ -211,6 +274,51 @@ absl::Status onednn_softmax_forward(const memory& src, const memory& dst, int ax
     cpu_stream().wait();
   } catch (const dnnl::error& e) {
     return from_error(e, "onednn_softmax_forward");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status onednn_softmax_forward_with_post_ops(const memory& src, const memory& dst, int axis,
+                                                  bool log, const post_ops_list& post_ops,
+                                                  const std::vector<memory>& operands) {
+  if (operands.size() != post_ops.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("onednn_softmax_forward_with_post_ops: ",
+                                                   operands.size(), " operands for ",
+                                                   post_ops.size(), " post-ops"));
+  }
+  try {
+    TESSERA_ASSIGN_OR_RETURN(dnnl::memory s, wrap(src));
+    TESSERA_ASSIGN_OR_RETURN(dnnl::memory d, wrap(dst));
+    std::vector<dnnl::memory> ops;
+    for (size_t i = 0; i < post_ops.size(); ++i) {
+      if (post_ops[i].kind != post_op_kind::binary) continue;
+      TESSERA_ASSIGN_OR_RETURN(dnnl::memory o, wrap(operands[i]));
+      if (operands[i].desc.dt() == data_type::f16) o = exactly_in_f32(o);
+      ops.push_back(o);
+    }
+    dnnl::memory acc(dense_f32(s.get_desc().dims()), cpu_engine());
+    const auto alg = log ? dnnl::algorithm::softmax_log : dnnl::algorithm::softmax_accurate;
+    dnnl::softmax_v2_forward::desc desc(dnnl::prop_kind::forward_inference, alg, s.get_desc(),
+                                        acc.get_desc(), axis);
+    dnnl::softmax_v2_forward(dnnl::softmax_v2_forward::primitive_desc(desc, cpu_engine()))
+        .execute(cpu_stream(), {{DNNL_ARG_SRC, s}, {DNNL_ARG_DST, acc}});
+    size_t next_operand = 0;
+    for (size_t i = 0; i < post_ops.size(); ++i) {
+      const post_op& op = post_ops[i];
+      const bool binary = op.kind == post_op_kind::binary;
+      try {
+        run_post_op(op, acc, binary ? &ops[next_operand++] : nullptr);
+      } catch (const dnnl::error& e) {
+        return from_error(e, absl::StrCat("onednn_softmax_forward_with_post_ops: post-op ", i, " (",
+                                          binary ? name_of(op.binary_algorithm)
+                                                 : name_of(op.eltwise_algorithm),
+                                          ")"));
+      }
+    }
+    dnnl::reorder(acc, d).execute(cpu_stream(), acc, d);
+    cpu_stream().wait();
+  } catch (const dnnl::error& e) {
+    return from_error(e, "onednn_softmax_forward_with_post_ops");
   }
   return absl::OkStatus();
 }

@@ -1,5 +1,6 @@
 // The oneDNN 2.6.3 oracle bridge: Tessera descriptors as oneDNN descriptors (and back), a shared
-// CPU engine, and oneDNN's reorder and softmax run on raw buffers, for tests and benchmarks.
+// CPU engine, and oneDNN's reorder and softmax (with 3.x's post-ops emulated) run on raw
+// buffers, for tests and benchmarks.
 //
 //   namespace tt = tessera::testing;
 //   absl::StatusOr<dnnl::memory::desc> d = tt::to_dnnl(md);        // blocked, padded, offset0: all
@@ -13,6 +14,8 @@
 #ifndef TESSERA_TESTING_ONEDNN_H_
 #define TESSERA_TESTING_ONEDNN_H_
 
+#include <vector>
+
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "oneapi/dnnl/dnnl.hpp"
@@ -20,6 +23,7 @@
 #include "tessera/primitives/common/arg.h"
 #include "tessera/primitives/common/attr.h"
 #include "tessera/primitives/common/memory.h"
+#include "tessera/primitives/common/post_ops.h"
 
 namespace tessera::testing {
 
@@ -49,6 +53,14 @@ absl::Status onednn_reorder(const exec_args& args, const primitive_attr& attr = 
 // softmax_v2 forward (algorithm softmax_accurate, or softmax_log when log) over `axis`:
 // src -> dst; the data types may differ.
 absl::Status onednn_softmax_forward(const memory& src, const memory& dst, int axis, bool log);
+// oneDNN 3.x's softmax with post-ops, built from 2.6.3 primitives (its softmax takes no
+// post-ops): the softmax into a dense f32 buffer of src's dims, then each of `post_ops` as its
+// own binary or eltwise primitive on that buffer, in place, then a reorder into dst. 3.x computes
+// the chain in f32 registers after the f32 softmax; here each step rounds to f32 likewise.
+// operands[i] is post-op i's second operand (binary; unused for eltwise).
+absl::Status onednn_softmax_forward_with_post_ops(const memory& src, const memory& dst, int axis,
+                                                  bool log, const post_ops_list& post_ops,
+                                                  const std::vector<memory>& operands);
 // softmax_v2 backward: (dst, diff_dst) -> diff_src.
 absl::Status onednn_softmax_backward(const memory& dst, const memory& diff_dst,
                                      const memory& diff_src, int axis, bool log);

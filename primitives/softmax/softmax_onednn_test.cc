@@ -172,6 +172,117 @@ TEST(SoftmaxOneDnn, Int8OutputScale) {
   }
 }
 
+// oneDNN 2.6.3's softmax takes no post-ops; 3.x's are its f32 softmax followed by the chain in
+// f32, which testing/onednn builds from 2.6.3's softmax, binary and eltwise primitives
+// (onednn_softmax_forward_with_post_ops). Every binary algorithm, every eltwise one, operands of
+// every broadcast (common, per row, per column, full) and type, dense, strided and blocked
+// layouts, f32 / bf16 / u8 dst. An element agrees when it is within `tol` of oneDNN's (both NaN
+// included), or at least as close to the f64 reference as oneDNN's.
+TEST(SoftmaxOneDnn, PostOpsMatchOneDnnPrimitivesChained) {
+  struct layout_case {
+    std::string name;
+    memory_desc src;
+    memory_desc dst;
+    int axis;
+  };
+  const memory_desc dense = plain({16, 300}, data_type::f32);
+  const memory_desc strided = plain({300, 16}, data_type::f32);
+  const memory_desc nchw16c = blocked({2, 40, 3, 3}, data_type::f32, 1, 16);
+  const std::vector<layout_case> layouts = {
+      {"dense 16x300", dense, dense, 1},
+      {"strided 300x16 axis 0", strided, strided, 0},
+      {"nChw16c axis 1", nchw16c, nchw16c, 1},
+      {"dense 16x300 to bf16", dense, plain({16, 300}, data_type::bf16), 1},
+      {"dense 16x300 to u8", dense, plain({16, 300}, data_type::u8), 1},
+  };
+  const binary_alg binaries[] = {binary_alg::add, binary_alg::sub, binary_alg::mul,
+                                 binary_alg::div, binary_alg::max, binary_alg::min,
+                                 binary_alg::ge,  binary_alg::gt,  binary_alg::le,
+                                 binary_alg::lt,  binary_alg::eq,  binary_alg::ne};
+  const post_op eltwises[] = {
+      post_op::eltwise(eltwise_alg::linear, 0.5f, 0.25f), post_op::eltwise(eltwise_alg::relu, 0.1f),
+      post_op::eltwise(eltwise_alg::clip, 0.001f, 0.5f),  post_op::eltwise(eltwise_alg::abs),
+      post_op::eltwise(eltwise_alg::square),              post_op::eltwise(eltwise_alg::sqrt),
+      post_op::eltwise(eltwise_alg::exp),                 post_op::eltwise(eltwise_alg::tanh),
+      post_op::eltwise(eltwise_alg::logistic)};
+  const data_type operand_types[] = {data_type::f32, data_type::bf16, data_type::f16,
+                                     data_type::s8, data_type::u8};
+  std::mt19937 rng(11);
+  int compared = 0;
+  for (const layout_case& l : layouts) {
+    const std::vector<dim_t> dims(l.src.dims().begin(), l.src.dims().end());
+    // Operand shapes: common, per position along the axis, per row (axis dim 1), full.
+    std::vector<std::vector<dim_t>> shapes(4, std::vector<dim_t>(dims.size(), 1));
+    shapes[1][static_cast<size_t>(l.axis)] = dims[static_cast<size_t>(l.axis)];
+    shapes[2] = dims;
+    shapes[2][static_cast<size_t>(l.axis)] = 1;
+    shapes[3] = dims;
+    for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::logsoftmax}) {
+      for (int i = 0; i < 12; ++i) {
+        const memory_desc operand = plain(shapes[static_cast<size_t>(i % 4)], operand_types[i % 5]);
+        std::vector<uint8_t> b = buffer(operand);
+        std::vector<double> values(static_cast<size_t>(operand.nelems()));
+        const bool integral = operand.dt() == data_type::s8 || operand.dt() == data_type::u8;
+        for (size_t j = 0; j < values.size(); ++j) {
+          values[j] = static_cast<double>(j % 4 + 1) * (integral ? 1 : 0.375);
+        }
+        testing::write_logical(operand, b.data(), values);
+        primitive_attr attr;
+        attr.post_ops = {eltwises[i % 9], post_op::binary(binaries[i], operand),
+                         eltwises[(i + 4) % 9]};
+        const memory_desc& dst = l.dst;
+        const data_type ddt = dst.dt();
+        auto ours = softmax_forward::create(alg, l.src, dst, l.axis, attr);
+        ASSERT_TRUE(ours.ok()) << ours.status();
+        auto src = buffer(l.src);
+        testing::write_logical(l.src, src.data(), fill(l.src.nelems(), rng));
+        auto a = buffer(dst), theirs_buf = buffer(dst);
+        exec_args args{{arg::src, {l.src, src.data()}}, {arg::dst, {dst, a.data()}}};
+        args.set(post_op_src1{1}, {operand, b.data()});
+        ASSERT_TRUE(ours->execute(args).ok());
+        const absl::Status peer = testing::onednn_softmax_forward_with_post_ops(
+            {l.src, src.data()}, {dst, theirs_buf.data()}, l.axis, alg == softmax_alg::logsoftmax,
+            attr.post_ops, {{}, {operand, b.data()}, {}});
+        ASSERT_TRUE(peer.ok()) << peer;
+        testing::softmax_reference_attr ref;
+        ref.post_ops = attr.post_ops;
+        ref.post_op_src1 = {nullptr, b.data(), nullptr};
+        std::vector<double> exact = testing::softmax_forward_reference(alg, l.src, src.data(), l.axis, ref);
+        const auto got = testing::read_logical(dst, a.data());
+        const auto theirs = testing::read_logical(dst, theirs_buf.data());
+        const double tol = ddt == data_type::f32 ? 1e-5 : ddt == data_type::bf16 ? 0x1p-7 : 1.0;
+        int failures = 0, settled = 0;
+        std::string first;
+        for (size_t j = 0; j < got.size(); ++j) {
+          const double t = got[j], o = theirs[j];
+          if ((std::isnan(t) && std::isnan(o)) || std::fabs(t - o) <= tol * std::max(1.0, std::fabs(o))) continue;
+          // The reference is rounded to dst's type as the outputs are.
+          double e = exact[j];
+          if (ddt == data_type::u8) e = std::isnan(e) ? 0 : std::clamp(std::nearbyint(e), 0.0, 255.0);
+          if (!std::isnan(t) && std::fabs(t - e) <= std::fabs(o - e)) {
+            ++settled;
+            continue;
+          }
+          if (failures++ == 0) {
+            first = "element " + std::to_string(j) + ": Tessera " + std::to_string(t) + ", oneDNN " +
+                    std::to_string(o) + ", f64 " + std::to_string(exact[j]);
+          }
+        }
+        const std::string what = l.name + " " + std::string(name_of(alg)) + " " +
+                                 std::string(name_of(attr.post_ops[0].eltwise_algorithm)) + ", " +
+                                 std::string(name_of(binaries[i])) + ":" +
+                                 std::string(name_of(operand.dt())) + ", " +
+                                 std::string(name_of(attr.post_ops[2].eltwise_algorithm)) +
+                                 " (" + ours->impl_name() + ")";
+        EXPECT_EQ(failures, 0) << what << ": " << first;
+        if (settled) std::printf("%s: %d elements where oneDNN is farther from f64\n", what.c_str(), settled);
+        ++compared;
+      }
+    }
+  }
+  EXPECT_EQ(compared, 5 * 2 * 12);
+}
+
 TEST(SoftmaxOneDnn, BackwardMatchesWithinBenchdnnTolerance) {
   std::mt19937 rng(6);
   for (const memory_desc& md : {plain({64, 1000}, data_type::f32), plain({64, 1000}, data_type::bf16),
