@@ -1,7 +1,8 @@
-// scaled_exp_f64 (scaled_exp_f64.h: the exp of logsoftmax's backward kernel) on every ISA
-// the machine has: relative error against long double over a sweep of f32 inputs (what the
-// kernel feeds it) and random doubles across the whole finite-result range, with several
-// scales, denormal and overflowing results, special values and scales, every length.
+// scaled_exp_f64 (scaled_exp_f64.h) in both accuracies (relaxed: logsoftmax backward's exp;
+// full: the f64 forward kernels') on every ISA the machine has: error against long double over a
+// sweep of f32 inputs (what the backward kernel feeds it) and random doubles across the whole
+// finite-result range, with several scales, denormal and overflowing results, special values
+// and scales, every length.
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -24,20 +25,33 @@ struct arch_exp {
   void (*exp)(const double*, double*, int64_t, double);
   // avx512bw runs the table + vscalefpd code, avx2 the Taylor code; sse4_2 and neon64 xsimd::exp.
   bool own_code;
+  bool full;  // full accuracy, else relaxed
 };
 
-std::vector<arch_exp> every_arch() {
+// Both accuracies of Arch.
+template <class Arch>
+void add_arch(std::vector<arch_exp>& v, const std::string& name, bool own_code) {
+  v.push_back({name + " relaxed", &scaled_exp_f64_kernel<Arch>, own_code, false});
+  v.push_back({name + " full", &full_exp_f64_kernel<Arch>, own_code, true});
+}
+
+std::vector<arch_exp> every_kernel() {
+  std::vector<arch_exp> v;
 #if defined(__aarch64__)
-  std::vector<arch_exp> v = {{"neon64", &scaled_exp_f64_kernel<xsimd::neon64>, false}};
+  add_arch<xsimd::neon64>(v, "neon64", false);
 #else
-  std::vector<arch_exp> v = {{"sse4_2", &scaled_exp_f64_kernel<xsimd::sse4_2>, false}};
-  if (simd::detected_isa() >= simd::isa::avx2) {
-    v.push_back({"avx2", &scaled_exp_f64_kernel<xsimd::avx2>, true});
-  }
-  if (simd::detected_isa() >= simd::isa::avx512bw) {
-    v.push_back({"avx512bw", &scaled_exp_f64_kernel<xsimd::avx512bw>, true});
-  }
+  add_arch<xsimd::sse4_2>(v, "sse4_2", false);
+  if (simd::detected_isa() >= simd::isa::avx2) add_arch<xsimd::avx2>(v, "avx2", true);
+  if (simd::detected_isa() >= simd::isa::avx512bw) add_arch<xsimd::avx512bw>(v, "avx512bw", true);
 #endif
+  return v;
+}
+
+std::vector<arch_exp> kernels_of(bool full) {
+  std::vector<arch_exp> v;
+  for (const arch_exp& a : every_kernel()) {
+    if (a.full == full) v.push_back(a);
+  }
   return v;
 }
 
@@ -78,7 +92,7 @@ std::vector<double> inputs() {
 
 TEST(ExpF64Relaxed, RelativeErrorOnEveryIsa) {
   const std::vector<double> xs = inputs();
-  for (const arch_exp& a : every_arch()) {
+  for (const arch_exp& a : kernels_of(/*full=*/false)) {
     for (double scale : {1.0, 1000.0 / 3, 0.7 * 0x1p-60, -12345.678, 0x1.8p-1050, 0x1.fp1000}) {
       std::vector<double> y(xs.size());
       a.exp(xs.data(), y.data(), static_cast<int64_t>(xs.size()), scale);
@@ -118,11 +132,67 @@ TEST(ExpF64Relaxed, RelativeErrorOnEveryIsa) {
   }
 }
 
-TEST(ExpF64Relaxed, SpecialValuesOnEveryIsa) {
+// Full accuracy's bound, in ulps of the exact result, for scale 1 (the forward kernels'): the
+// table entry's rounding (0.5) and the last FMA's (0.5) on avx512bw, which measures 1.01; the
+// roundings of avx2's polynomial, times |r| <= 0.35, near 1 (1.24 measured); xsimd::exp (sse4_2,
+// neon64) 0.83. Another scale rounds once more (the table or the mantissa times it), and a
+// product may cross a binade, where the ulp halves: 1.92 measured on avx2.
+constexpr long double kFullUlpBound = 1.5L;
+constexpr long double kFullScaledUlpBound = 2.5L;
+
+// The spacing of doubles at the normal value |v|.
+long double ulp_of(long double v) {
+  int e = 0;
+  std::frexp(v, &e);  // |v| = m 2^e, m in [0.5, 1)
+  return std::ldexp(1.0L, e - 53);
+}
+
+TEST(ExpF64Full, UlpErrorOnEveryIsa) {
+  const std::vector<double> xs = inputs();
+  for (const arch_exp& a : kernels_of(/*full=*/true)) {
+    for (double scale : {1.0, -1000.0 / 3}) {
+      std::vector<double> y(xs.size());
+      a.exp(xs.data(), y.data(), static_cast<int64_t>(xs.size()), scale);
+      const long double bound = scale == 1.0 ? kFullUlpBound : kFullScaledUlpBound;
+      long double worst = 0, worst_denormal = 0;
+      double at = 0, at_denormal = 0;
+      for (size_t i = 0; i < xs.size(); ++i) {
+        const double x = xs[i];
+        if (!a.own_code && (x >= kXsimdMaxLog || x <= kXsimdMinLog)) {
+          EXPECT_EQ(y[i], x >= kXsimdMaxLog ? std::copysign(kInf, scale) : 0.0) << a.name << " x=" << x;
+          continue;
+        }
+        const long double want = std::exp(static_cast<long double>(x)) * scale;
+        if (std::fabs(want) > kDblMax) {
+          EXPECT_EQ(y[i], std::copysign(kInf, scale)) << a.name << " x=" << x << " scale=" << scale;
+          continue;
+        }
+        const long double abs_err = std::fabs(static_cast<long double>(y[i]) - want);
+        if (std::fabs(want) >= kDblMin) {
+          const long double ulps = abs_err / ulp_of(want);
+          if (ulps > worst) worst = ulps, at = x;
+        } else if (a.own_code) {
+          // One rounding to the denormal grid on top of the bound.
+          const long double beyond = (abs_err - bound * ulp_of(want)) / kDenormalUlp;
+          if (beyond > worst_denormal) worst_denormal = beyond, at_denormal = x;
+        } else {
+          EXPECT_LE(abs_err, kDblMin) << a.name << " x=" << x;  // xsimd's ldexp may flush
+        }
+      }
+      std::printf("full_exp_f64 %s scale %g: max error %.3Lf ulp (at x=%a); denormal results "
+                  "within %.3Lf ulp of the bound (at x=%a)\n",
+                  a.name.c_str(), scale, worst, at, worst_denormal, at_denormal);
+      EXPECT_LE(worst, bound) << a.name << " scale=" << scale;
+      EXPECT_LE(worst_denormal, 0.5L) << a.name << " scale=" << scale;
+    }
+  }
+}
+
+TEST(ExpF64BothAccuracies, SpecialValuesOnEveryIsa) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const std::vector<double> xs = {-kInf, kInf, nan, -nan, 0.0, -0.0, 709.78, 709.79, 710.0, 1e300,
                                   -746.0, -1e300, std::bit_cast<double>(uint64_t{1}), -3.4e38, 3.4e38};
-  for (const arch_exp& a : every_arch()) {
+  for (const arch_exp& a : every_kernel()) {
     std::vector<double> y(xs.size());
     a.exp(xs.data(), y.data(), static_cast<int64_t>(xs.size()), 1.0);
     EXPECT_EQ(y[0], 0.0) << a.name;
@@ -148,10 +218,10 @@ TEST(ExpF64Relaxed, SpecialValuesOnEveryIsa) {
 
 // Scales 0, ±Inf and NaN are exp(x) * scale in IEEE arithmetic: exp(+Inf) * 0 is NaN, exp(0) * Inf
 // is Inf (a table scaled by Inf would give Inf * r = NaN where r = 0).
-TEST(ExpF64Relaxed, NonFiniteAndZeroScalesOnEveryIsa) {
+TEST(ExpF64BothAccuracies, NonFiniteAndZeroScalesOnEveryIsa) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const std::vector<double> xs = {0.0, -1.5, 2.0, kInf, -kInf, nan, 800.0, -800.0};
-  for (const arch_exp& a : every_arch()) {
+  for (const arch_exp& a : every_kernel()) {
     for (double scale : {0.0, -0.0, kInf, -kInf, nan}) {
       std::vector<double> y(xs.size());
       a.exp(xs.data(), y.data(), static_cast<int64_t>(xs.size()), scale);
@@ -169,8 +239,8 @@ TEST(ExpF64Relaxed, NonFiniteAndZeroScalesOnEveryIsa) {
 }
 
 // Every length up to three vectors: the lanes of a partial vector are computed like the others.
-TEST(ExpF64Relaxed, EveryLengthOnEveryIsa) {
-  for (const arch_exp& a : every_arch()) {
+TEST(ExpF64BothAccuracies, EveryLengthOnEveryIsa) {
+  for (const arch_exp& a : every_kernel()) {
     for (int n = 1; n <= 24; ++n) {
       std::vector<double> x(n), y(n);
       for (int i = 0; i < n; ++i) x[i] = -0.37 * i + 1.1;

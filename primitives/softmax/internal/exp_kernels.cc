@@ -81,6 +81,12 @@ void scaled_exp_f64_kernel(const double* src, double* dst, int64_t n, double sca
   TESSERA_ISA_NS::map_array<Arch>(src, dst, n, scaled_exp_f64<Arch>(scale));
 }
 
+template <class Arch>
+void full_exp_f64_kernel(const double* src, double* dst, int64_t n, double scale) {
+  TESSERA_ISA_NS::map_array<Arch>(src, dst, n,
+                                  scaled_exp_f64<Arch, exp_f64_accuracy::full>(scale));
+}
+
 template void exp_nonpositive_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t);
 template bool exp_minus_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t, float, float);
 template bool exp_minus_lanes_kernel<TESSERA_SIMD_ARCH>(const float*, float*, int64_t,
@@ -91,5 +97,6 @@ template bool exp_minus_nearby_lanes_kernel<TESSERA_SIMD_ARCH>(const float*, flo
                                                                const float*, const float*, double*,
                                                                double*);
 template void scaled_exp_f64_kernel<TESSERA_SIMD_ARCH>(const double*, double*, int64_t, double);
+template void full_exp_f64_kernel<TESSERA_SIMD_ARCH>(const double*, double*, int64_t, double);
 
 }  // namespace tessera::softmax_internal

@@ -34,9 +34,12 @@ bool exp_minus_nearby_kernel(const float* src, float* dst, int64_t n, float c, f
 template <class Arch>
 bool exp_minus_nearby_lanes_kernel(const float* src, float* dst, int64_t n, const float* c,
                                    const float* lo, double* shift, double* to_c);
-// dst[i] = exp(src[i]) * scale through scaled_exp_f64.
+// dst[i] = exp(src[i]) * scale through scaled_exp_f64, relaxed accuracy (logsoftmax backward).
 template <class Arch>
 void scaled_exp_f64_kernel(const double* src, double* dst, int64_t n, double scale);
+// dst[i] = exp(src[i]) * scale through scaled_exp_f64, full accuracy (f64 forward).
+template <class Arch>
+void full_exp_f64_kernel(const double* src, double* dst, int64_t n, double scale);
 
 }  // namespace tessera::softmax_internal
 

@@ -6,7 +6,7 @@
 // The arithmetic is the reference kernel's (ref_kernel.cc) with vectors: the max (NaN skipped),
 // the sum split as (count of maxima) + (the other exps), softmax exp(x - max) / sum (as a
 // product with 1 / sum), logsoftmax (x - max) - (log(count) + log1p(rest / count)). exp is
-// xsimd::exp on f64 batches (within about 1 ulp); the sums are f64 partial sums per lane, added
+// scaled_exp_f64's full accuracy (within about 1 ulp, no division); the sums are f64 partial sums per lane, added
 // across lanes at the end. Special values follow the reference: a NaN anywhere gives a NaN row,
 // +Inf gives NaN at the maxima and 0 (softmax) or -Inf (logsoftmax) elsewhere, an all -Inf row
 // NaN (softmax_inf_as_zero: 0). Softmax keeps its exps in dst between the sweeps.
@@ -19,6 +19,7 @@
 
 #include "tessera/primitives/softmax/internal/kernel_args.h"
 #include "tessera/primitives/softmax/internal/kernel_math.h"
+#include "tessera/primitives/softmax/internal/scaled_exp_f64.h"
 #include "tessera/simd/compare.h"
 #include "tessera/simd/per_isa.h"
 #include "tessera/simd/select.h"
@@ -40,18 +41,10 @@ typename vf64<A>::batch_bool_type lanes_below(int n) {
   return vf64<A>::load_aligned(kIota) < vf64<A>(static_cast<double>(n));
 }
 
-// exp(d) for d = x - max <= 0 (or NaN): 0 below exp's underflow (-Inf included), NaN for NaN.
-// xsimd::exp only ever sees a finite argument: without avx512dq it converts its n to int64 lane
-// by lane in C++, undefined behaviour for NaN and infinities.
+// exp(d) for d = x - max <= 0 (or NaN), within about 1 ulp: 0 below exp's underflow (-Inf
+// included), NaN for NaN.
 template <class A>
-[[gnu::always_inline]] inline vf64<A> exp_f64(vf64<A> d) {
-  namespace ts = ::tessera::simd;
-  const vf64<A> zero(0.0);
-  const auto underflow = d < vf64<A>(-746.0);
-  const auto nan = ts::not_equal(d, d);
-  const vf64<A> e = xsimd::exp(ts::select(underflow | nan, zero, d));
-  return ts::select(underflow, zero, ts::select(nan, d, e));
-}
+using exp_f64 = scaled_exp_f64<A, exp_f64_accuracy::full>;
 
 // The per-lane statistics of one row (dense) or of one vector of rows (strided).
 template <class A>
@@ -64,6 +57,16 @@ struct f64_sums {
     const auto at_max = (x == m) & inside;
     count = count + ::tessera::simd::select(at_max, V(1.0), V(0.0));
     rest = rest + ::tessera::simd::select(at_max | !inside, V(0.0), e);
+  }
+  // Every lane.
+  [[gnu::always_inline]] void add(V x, V m, V e) {
+    const auto at_max = x == m;
+    count = count + ::tessera::simd::select(at_max, V(1.0), V(0.0));
+    rest = rest + ::tessera::simd::select(at_max, V(0.0), e);
+  }
+  [[gnu::always_inline]] void add(const f64_sums& other) {
+    count = count + other.count;
+    rest = rest + other.rest;
   }
 };
 
@@ -101,14 +104,27 @@ void forward_f64_row(const dense_geometry& g, softmax_alg alg, const double* src
   }
   const bool log = alg == softmax_alg::logsoftmax;
   const V m(mx);
-  f64_sums<A> sums;
+  const exp_f64<A> exp(1.0);
+  // Two vectors per step, each with its own sums: the exps of neighbouring vectors overlap.
+  f64_sums<A> sums, sums1;
   for_each_run(g, [&](dim_t off, dim_t n) {
     const double* p = src + off;
     double* q = dst + off;
-    for (dim_t i = 0; i < n; i += W) {
+    dim_t i = 0;
+    for (; i + 2 * W <= n; i += 2 * W) {
+      const V x0 = V::load_unaligned(p + i), x1 = V::load_unaligned(p + i + W);
+      const V e0 = exp(x0 - m), e1 = exp(x1 - m);
+      sums.add(x0, m, e0);
+      sums1.add(x1, m, e1);
+      if (!log) {
+        e0.store_unaligned(q + i);
+        e1.store_unaligned(q + i + W);
+      }
+    }
+    for (; i < n; i += W) {
       const int lanes = static_cast<int>(std::min<dim_t>(W, n - i));
       const V x = lanes == W ? V::load_unaligned(p + i) : simd::load_partial<A>(p + i, lanes);
-      const V e = exp_f64<A>(x - m);
+      const V e = exp(x - m);
       sums.add(x, m, e, lanes_below<A>(lanes));
       if (!log) {
         if (lanes == W) e.store_unaligned(q + i);
@@ -116,17 +132,23 @@ void forward_f64_row(const dense_geometry& g, softmax_alg alg, const double* src
       }
     }
   });
+  sums.add(sums1);
   const double count = xsimd::hadd(sums.count), rest = xsimd::hadd(sums.rest);
   const V l(log ? log_of_sum(count, rest) : 0.0);
   const V inv(log ? 0.0 : 1.0 / (count + rest));
+  auto result = [&](V x) __attribute__((always_inline)) { return log ? (x - m) - l : x * inv; };
   for_each_run(g, [&](dim_t off, dim_t n) {
-    const double* p = src + off;
+    const double* in = (log ? src : dst) + off;
     double* q = dst + off;
-    for (dim_t i = 0; i < n; i += W) {
+    dim_t i = 0;
+    for (; i + 2 * W <= n; i += 2 * W) {
+      const V y0 = result(V::load_unaligned(in + i)), y1 = result(V::load_unaligned(in + i + W));
+      y0.store_unaligned(q + i);
+      y1.store_unaligned(q + i + W);
+    }
+    for (; i < n; i += W) {
       const int lanes = static_cast<int>(std::min<dim_t>(W, n - i));
-      const double* in = log ? p : q;
-      const V x = lanes == W ? V::load_unaligned(in + i) : simd::load_partial<A>(in + i, lanes);
-      const V y = log ? (x - m) - l : x * inv;
+      const V y = result(lanes == W ? V::load_unaligned(in + i) : simd::load_partial<A>(in + i, lanes));
       if (lanes == W) y.store_unaligned(q + i);
       else simd::store_partial(q + i, y, lanes);
     }
@@ -164,10 +186,11 @@ void forward_f64_lanes(const strided_geometry& g, softmax_alg alg, const double*
   if (alg == softmax_alg::softmax_inf_as_zero) {
     m = ::tessera::simd::select(m == V(-inf), V(0.0), m);
   }
+  const exp_f64<A> exp(1.0);
   f64_sums<A> sums;
   for (dim_t a = 0; a < g.len; ++a) {
     const V x = load(src + a * g.axis_stride);
-    const V e = exp_f64<A>(x - m);
+    const V e = exp(x - m);
     sums.add(x, m, e, inside);
     if (!log) store(dst + a * g.axis_stride, e);
   }

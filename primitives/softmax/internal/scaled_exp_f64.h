@@ -1,24 +1,28 @@
-// exp of f64 batches to about 2^-37 relative error (not the full f64 accuracy of xsimd::exp),
-// optionally times a constant: enough wherever the result is rounded to f32 afterwards, even
-// after a cancelling subtraction (softmax's logsoftmax backward, `diff_dst - exp(dst) * sum`,
-// which xsimd::exp made slow with its one division per vector).
+// exp of f64 batches, optionally times a constant, in two accuracies:
+// - relaxed: about 2^-37 relative error, enough wherever the result is rounded to f32 afterwards,
+//   even after a cancelling subtraction (softmax's logsoftmax backward,
+//   `diff_dst - exp(dst) * sum`, which xsimd::exp made slow with its one division per vector);
+// - full: within about 1 ulp (f64 softmax forward), still without a division.
 //
-//   const scaled_exp_f64<A> exp_times_sum(sum);   // once per row
-//   auto d = dy - exp_times_sum(y);               // exp(y) * sum
+//   const scaled_exp_f64<A> exp_times_sum(sum);                  // once per row
+//   auto d = dy - exp_times_sum(y);                              // exp(y) * sum
+//   const scaled_exp_f64<A, exp_f64_accuracy::full> exp(1.0);
 //
 // Any input: NaN -> NaN, -Inf -> 0, +Inf -> +Inf. On avx512bw: n = round(16 x / ln2),
 // r = x - n ln2/16 (two-constant Cody-Waite, |r| <= ln2/32), 2^((n mod 16)/16) · scale from a
 // 16-entry table in two registers (vpermt2pd), exp(r) = 1 + r q(r) with q the cubic Chebyshev
-// fit of (e^r - 1)/r (|error| below 2^-37.5 relative), and 2^floor(n/16) by one vscalefpd: no
-// division, denormal and overflowing results rounded once (exp(x) finite up to 709.78).
+// fit of (e^r - 1)/r (relaxed: |error| below 2^-37.5 relative) or its Taylor polynomial of degree
+// 6 (full: truncation below 2^-59), and 2^floor(n/16) by one vscalefpd: no division, denormal
+// and overflowing results rounded once (exp(x) finite up to 709.78).
 // On avx2 (with FMA; no vscalefpd, no f64 <-> int64 conversion, which xsimd::exp does lane by
 // lane in C++, slowly): n = round(x / ln2), r = x - n ln2 (the same Cody-Waite
-// pair, |r| <= ln2/2), exp(r) by its Taylor polynomial of degree 11 (truncation below 2^-47),
+// pair, |r| <= ln2/2), exp(r) by its Taylor polynomial (relaxed: degree 11, truncation below
+// 2^-47; full: degree 13 as 1 + r q(r), truncation below 2^-57),
 // times scale's mantissa, then 2^(n + scale's exponent) as two powers of two built from the
 // bits, the first keeping the product normal and exact, so the second rounds it once into the
 // denormal or overflowing range.
-// sse4_2: xsimd::exp (full accuracy; Inf from x > 709.43, 0 below -708.39) times scale,
-// x clamped to ±1500 first.
+// sse4_2 (both accuracies): xsimd::exp (full accuracy; Inf from x > 709.43, 0 below -708.39)
+// times scale, x clamped to ±1500 first.
 // Error measured by //primitives/softmax:scaled_exp_f64_test against long double.
 //
 // A template on Arch in tessera::softmax_internal (simd/per_isa.h); included by the per-ISA
@@ -38,7 +42,9 @@
 
 namespace tessera::softmax_internal {
 
-template <class Arch>
+enum class exp_f64_accuracy { relaxed, full };
+
+template <class Arch, exp_f64_accuracy kAccuracy = exp_f64_accuracy::relaxed>
 class scaled_exp_f64 {
  public:
   using batch = xsimd::batch<double, Arch>;
@@ -101,10 +107,19 @@ class scaled_exp_f64 {
     // r = x - n ln2/16 with ln2 = hi + lo, hi of 38 bits (n hi is exact; the fma rounds once).
     batch r = simd::fused_fnma(n16, batch(0x1.62e42fefa0000p-1), xc);
     r = simd::fused_fnma(n16, batch(0x1.cf79abc9e3b3ap-40), r);
-    batch q(0x1.5556b330ec55bp-5);
-    q = simd::fused_fma(q, r, batch(0x1.5557621f0be17p-3));
-    q = simd::fused_fma(q, r, batch(0x1.ffffffff57e8ep-2));
-    q = simd::fused_fma(q, r, batch(0x1.fffffffe07ba3p-1));  // exp(r) = 1 + r q
+    batch q;  // exp(r) = 1 + r q
+    if constexpr (kAccuracy == exp_f64_accuracy::relaxed) {
+      q = batch(0x1.5556b330ec55bp-5);
+      q = simd::fused_fma(q, r, batch(0x1.5557621f0be17p-3));
+      q = simd::fused_fma(q, r, batch(0x1.ffffffff57e8ep-2));
+      q = simd::fused_fma(q, r, batch(0x1.fffffffe07ba3p-1));
+    } else {
+      // sum of r^k / (k + 1)!, k = 0..6: the first omitted term of exp is r^8 / 8! < 2^-59.
+      q = batch(1.0 / 5040);
+      for (double c : {1.0 / 720, 1.0 / 120, 1.0 / 24, 1.0 / 6, 1.0 / 2, 1.0}) {
+        q = simd::fused_fma(q, r, batch(c));
+      }
+    }
     const batch t = simd::table_lookup2(low, high, xsimd::bitwise_cast<I>(shifted));
     const batch mantissa = simd::fused_fma(t * r, q, t);  // t exp(r)
     // vscalefpd multiplies by 2^floor(n / 16 + exponent).
@@ -120,6 +135,37 @@ class scaled_exp_f64 {
     return xsimd::bitwise_cast<batch>((bits + I(1023)) << 52);
   }
 
+  // avx2: exp(r) for |r| <= 0.3466 by its Taylor polynomial, by Estrin's scheme: Horner's
+  // chain of dependent FMAs made the loop latency-bound. c(k) = 1 / k!.
+  [[gnu::always_inline]] static batch taylor_exp_of_reduced(batch r) {
+    constexpr double kInverseFactorial[14] = {
+        1.0,         1.0,          1.0 / 2,        1.0 / 6,         1.0 / 24,
+        1.0 / 120,   1.0 / 720,    1.0 / 5040,     1.0 / 40320,     1.0 / 362880,
+        1.0 / 3628800, 1.0 / 39916800, 1.0 / 479001600, 1.0 / 6227020800};
+    auto c = [&](int k) { return batch(kInverseFactorial[k]); };
+    auto pair = [&](int k) { return simd::fused_fma(c(k + 1), r, c(k)); };  // c_k + c_{k+1} r
+    const batch r2 = r * r;
+    const batch r4 = r2 * r2;
+    const batch r8 = r4 * r4;
+    if constexpr (kAccuracy == exp_f64_accuracy::relaxed) {
+      // Terms 0..11 (the first omitted one is below 2^-47).
+      const batch p0 = simd::fused_fma(r2, pair(2), pair(0));   // terms 0..3
+      const batch p4 = simd::fused_fma(r2, pair(6), pair(4));   // terms 4..7, over r^4
+      const batch p8 = simd::fused_fma(r2, pair(10), pair(8));  // terms 8..11, over r^8
+      return simd::fused_fma(r8, p8, simd::fused_fma(r4, p4, p0));
+    } else {
+      // 1 + r q with q = the terms 1..13 over r (the first omitted one is below 2^-57): the
+      // last FMA is the only rounding next to 1.
+      auto shifted_pair = [&](int k) { return simd::fused_fma(c(k + 2), r, c(k + 1)); };
+      const batch q0 = simd::fused_fma(r2, shifted_pair(2), shifted_pair(0));   // terms 1..4
+      const batch q4 = simd::fused_fma(r2, shifted_pair(6), shifted_pair(4));   // 5..8, / r^4
+      const batch q8 = simd::fused_fma(r2, shifted_pair(10), shifted_pair(8));  // 9..12, / r^8
+      const batch q12 = simd::fused_fma(r4, c(13), q8);                         // 9..13
+      const batch q = simd::fused_fma(r8, q12, simd::fused_fma(r4, q4, q0));
+      return simd::fused_fma(r, q, batch(1.0));
+    }
+  }
+
   // avx2: exp(x) · s · 2^e, s in (-2, -1] or [1, 2).
   [[gnu::always_inline]] static batch taylor_exp(batch x, batch s, batch e) {
     // The clamp keeps n far inside the magic-number trick's 2^51; past ±1500 the result is 0 or
@@ -131,22 +177,7 @@ class scaled_exp_f64 {
     // r = x - n ln2 with ln2 = hi + lo, hi of 37 bits (n hi is exact for |n| <= 2^16).
     batch r = simd::fused_fnma(n, batch(0x1.62e42fefa0000p-1), xc);
     r = simd::fused_fnma(n, batch(0x1.cf79abc9e3b3ap-40), r);
-    // sum of r^k / k!, k = 0..11 (|r| <= 0.3466: the first omitted term is below 2^-47), by
-    // Estrin's scheme: Horner's chain of 11 dependent FMAs made this loop latency-bound.
-    constexpr double kInverseFactorial[12] = {
-        1.0,       1.0,        1.0 / 2,      1.0 / 6,       1.0 / 24,       1.0 / 120,
-        1.0 / 720, 1.0 / 5040, 1.0 / 40320, 1.0 / 362880, 1.0 / 3628800, 1.0 / 39916800};
-    auto pair = [&](int k) {  // c_k + c_{k+1} r
-      return simd::fused_fma(batch(kInverseFactorial[k + 1]), r, batch(kInverseFactorial[k]));
-    };
-    const batch r2 = r * r;
-    const batch r4 = r2 * r2;
-    const batch r8 = r4 * r4;
-    const batch p0 = simd::fused_fma(r2, pair(2), pair(0));   // terms 0..3
-    const batch p4 = simd::fused_fma(r2, pair(6), pair(4));   // terms 4..7, over r^4
-    const batch p8 = simd::fused_fma(r2, pair(10), pair(8));  // terms 8..11, over r^8
-    const batch p = simd::fused_fma(r8, p8, simd::fused_fma(r4, p4, p0));
-    const batch m = p * s;  // |m| in [0.70, 2.83)
+    const batch m = taylor_exp_of_reduced(r) * s;  // |m| in [0.70, 2.83)
     // 2^(n + e) = 2^a · 2^b with a the part that keeps m · 2^a normal (exact), b the rest, so
     // the last product is the only rounding below DBL_MIN or above DBL_MAX. |n + e| is clamped
     // to 2000 (the result is 0 or Inf well before), so b stays within [-979, 978].
