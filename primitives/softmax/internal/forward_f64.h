@@ -6,8 +6,8 @@
 // The arithmetic is the reference kernel's (ref_kernel.cc) with vectors: the max (NaN skipped),
 // the sum split as (count of maxima) + (the other exps), softmax exp(x - max) / sum (as a
 // product with 1 / sum), logsoftmax (x - max) - (log(count) + log1p(rest / count)). exp is
-// scaled_exp_f64's full accuracy (within about 1 ulp, no division); the sums are f64 partial sums per lane, added
-// across lanes at the end. Special values follow the reference: a NaN anywhere gives a NaN row,
+// scaled_exp_f64's full accuracy (within 1.5 ulp, no division); the sums are f64 partial sums
+// per lane, added across lanes at the end. Special values follow the reference: a NaN anywhere gives a NaN row,
 // +Inf gives NaN at the maxima and 0 (softmax) or -Inf (logsoftmax) elsewhere, an all -Inf row
 // NaN (softmax_inf_as_zero: 0). Softmax keeps its exps in dst between the sweeps.
 #ifndef TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_FORWARD_F64_H_
@@ -41,7 +41,7 @@ typename vf64<A>::batch_bool_type lanes_below(int n) {
   return vf64<A>::load_aligned(kIota) < vf64<A>(static_cast<double>(n));
 }
 
-// exp(d) for d = x - max <= 0 (or NaN), within about 1 ulp: 0 below exp's underflow (-Inf
+// exp(d) for d = x - max <= 0 (or NaN), within 1.5 ulp: 0 below exp's underflow (-Inf
 // included), NaN for NaN.
 template <class A>
 using exp_f64 = scaled_exp_f64<A, exp_f64_accuracy::full>;
