@@ -83,6 +83,7 @@ typedef enum tessera_arg {
   TESSERA_ARG_DST_SCALES = 5,      /* f32 values */
   TESSERA_ARG_SRC_ZERO_POINTS = 6, /* int32 values */
   TESSERA_ARG_DST_ZERO_POINTS = 7, /* int32 values */
+  TESSERA_ARG_ATTR_ROUNDING_SEED = 8, /* int32, one value (stochastic rounding's seed) */
   TESSERA_ARG_FROM = TESSERA_ARG_SRC, /* the reorder's names */
   TESSERA_ARG_TO = TESSERA_ARG_DST
 } tessera_arg;

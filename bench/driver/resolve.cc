@@ -219,6 +219,28 @@ bool parse_oscale(const std::string& text, const std::vector<int64_t>& dims, pri
   return true;
 }
 
+// --attr-rounding-mode=ARG:MODE[:SEED][+...]: environment anywhere; stochastic on a reorder's
+// dst only, with SEED (benchdnn's default: all ones) passed at execution.
+bool parse_rounding(const std::string& text, bool reorder, primitive_attr* attr,
+                    attr_values* values, std::string* skip) {
+  if (text.empty()) return true;
+  for (absl::string_view e : absl::StrSplit(text, '+')) {
+    std::vector<std::string> f = absl::StrSplit(e, ':');
+    if (f.size() < 2 || f[1] == "environment") continue;  // malformed: check_syntax reports it
+    if (!reorder || f[0] != "dst") {
+      *skip = knob_reason("attr-rounding-mode", text,
+                          "stochastic rounding applies to a reorder's dst only");
+      return false;
+    }
+    attr->dst_rounding = rounding_mode::stochastic;
+    if (f.size() > 2 && !absl::SimpleAtoi(f[2], &values->rounding_seed)) {
+      *skip = knob_reason("attr-rounding-mode", text, absl::StrCat("'", f[2], "' is not a seed"));
+      return false;
+    }
+  }
+  return true;
+}
+
 // Knobs that only accept values meaning "as if not given" (or values Tessera satisfies anyway).
 bool check_neutral_knobs(const problem& p, std::string* skip) {
   auto bad = [&](const std::string& k, const std::string& why) {
@@ -227,14 +249,6 @@ bool check_neutral_knobs(const problem& p, std::string* skip) {
   };
   if (p.knob("cross-engine") != "" && p.knob("cross-engine") != "none")
     return bad("cross-engine", "GPU-only knob; Tessera is CPU-only");
-  const std::string& rm = p.knob("attr-rounding-mode");
-  if (!rm.empty()) {
-    for (absl::string_view e : absl::StrSplit(rm, '+')) {
-      std::vector<std::string> f = absl::StrSplit(e, ':');
-      if (f.size() < 2 || f[1] != "environment")
-        return bad("attr-rounding-mode", "only the default (environment) rounding is supported");
-    }
-  }
   const std::string& fp = p.knob("attr-fpmath");
   if (!fp.empty() && fp != "strict" && !absl::StartsWith(fp, "strict:"))
     return bad("attr-fpmath", "only strict math is supported");
@@ -547,7 +561,8 @@ absl::StatusOr<resolved> resolve(const problem& p) {
     if (!parse_quant("attr-scales", p.knob("attr-scales"), true, p.dims, &o.attr, &o.values, &r.skip_reason) ||
         !parse_quant("attr-zero-points", p.knob("attr-zero-points"), false, p.dims, &o.attr, &o.values,
                      &r.skip_reason) ||
-        !parse_oscale(p.knob("attr-oscale"), p.dims, &o.attr, &r.skip_reason)) {
+        !parse_oscale(p.knob("attr-oscale"), p.dims, &o.attr, &r.skip_reason) ||
+        !parse_rounding(p.knob("attr-rounding-mode"), true, &o.attr, &o.values, &r.skip_reason)) {
       return r;
     }
     const std::string& po = p.knob("attr-post-ops");
@@ -614,6 +629,9 @@ absl::StatusOr<resolved> resolve(const problem& p) {
   }
   if (mb > 0 && !r.dims.empty()) r.dims[0] = mb;
   if (!parse_post_ops(p.knob("attr-post-ops"), r.dims, &o.attr.post_ops, &r.skip_reason)) return r;
+  if (!parse_rounding(p.knob("attr-rounding-mode"), false, &o.attr, &o.values, &r.skip_reason)) {
+    return r;
+  }
   if (!o.attr.post_ops.empty() && o.dir == softmax_dir::backward) {
     r.skip_reason = knob_reason("attr-post-ops", p.knob("attr-post-ops"), "post-ops are forward only");
     return r;

@@ -28,6 +28,7 @@ namespace tessera::bench {
 struct attr_values {
   std::vector<float> src_scales, dst_scales;
   std::vector<int32_t> src_zero_points, dst_zero_points;
+  uint32_t rounding_seed = 0xffffffffu;  // stochastic rounding's (attr-rounding-mode)
 };
 
 struct resolved_reorder {

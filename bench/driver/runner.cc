@@ -424,6 +424,9 @@ outcome run_reorder(const parsed_problem& pp, const resolved& r) {
              static_cast<int64_t>(q.values.src_zero_points.size()), zero_point_type_of(q.attr.src_zero_points));
   add_values(arg::dst_zero_points, q.attr.dst_zero_points.has_value(), dst_zps.data(),
              static_cast<int64_t>(q.values.dst_zero_points.size()), zero_point_type_of(q.attr.dst_zero_points));
+  int32_t seed = static_cast<int32_t>(q.values.rounding_seed);
+  add_values(arg::attr_rounding_seed, q.attr.dst_rounding == rounding_mode::stochastic, &seed, 1,
+             data_type::s32);
   auto args_for = [&](char* from, char* to) {
     exec_args a = quant;
     a.set(arg_from, memory{*src_md, from});

@@ -85,6 +85,7 @@ const char* arg_name(tessera::arg a) {
     case tessera::arg::dst_scales: return "TESSERA_ARG_DST_SCALES";
     case tessera::arg::src_zero_points: return "TESSERA_ARG_SRC_ZERO_POINTS";
     case tessera::arg::dst_zero_points: return "TESSERA_ARG_DST_ZERO_POINTS";
+    case tessera::arg::attr_rounding_seed: return "TESSERA_ARG_ATTR_ROUNDING_SEED";
     default: return "TESSERA_ARG_?";
   }
 }

@@ -30,6 +30,7 @@ enum class arg : uint8_t {
   dst_scales,
   src_zero_points,   // s32, same shapes as scales
   dst_zero_points,
+  attr_rounding_seed,  // s32, one value: the seed of stochastic rounding (rounding_mode)
   kCount,
 };
 // oneDNN's reorder names for the same roles.

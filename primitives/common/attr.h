@@ -11,6 +11,8 @@
 //   attr.sum = tessera::sum_post_op{.beta = 1.f};
 //
 // post_ops (eltwise and binary entries) and acc_mode: primitives/common/post_ops.h.
+// dst_rounding: oneDNN 3.x's rounding mode of dst; stochastic (core/stochastic_round.h) takes its
+// seed at execution (arg::attr_rounding_seed).
 #ifndef TESSERA_PRIMITIVES_COMMON_ATTR_H_
 #define TESSERA_PRIMITIVES_COMMON_ATTR_H_
 
@@ -61,6 +63,10 @@ struct sum_post_op {
   }
 };
 
+// How dst is rounded where it is narrower than the arithmetic: to nearest even (environment), or
+// stochastically.
+enum class rounding_mode { environment, stochastic };
+
 struct primitive_attr {
   std::optional<quant_param> src_scales;
   std::optional<quant_param> dst_scales;
@@ -70,10 +76,12 @@ struct primitive_attr {
   std::optional<sum_post_op> sum;
   post_ops_list post_ops;  // applied in order, after the sum when there is one
   accumulation_mode acc_mode = accumulation_mode::strict;
+  rounding_mode dst_rounding = rounding_mode::environment;
 
   bool empty() const {
     return !src_scales && !dst_scales && !src_zero_points && !dst_zero_points && !oscale && !sum &&
-           post_ops.empty() && acc_mode == accumulation_mode::strict;
+           post_ops.empty() && acc_mode == accumulation_mode::strict &&
+           dst_rounding == rounding_mode::environment;
   }
   friend bool operator==(const primitive_attr&, const primitive_attr&) = default;
   // Consistent with ==: the primitive caches key on the attributes.
@@ -85,7 +93,7 @@ struct primitive_attr {
     h = hash_optional(std::move(h), a.dst_zero_points);
     h = hash_optional(std::move(h), a.oscale);
     h = hash_optional(std::move(h), a.sum);
-    return H::combine(std::move(h), a.post_ops, a.acc_mode);
+    return H::combine(std::move(h), a.post_ops, a.acc_mode, a.dst_rounding);
   }
 
  private:
@@ -98,8 +106,8 @@ struct primitive_attr {
 };
 
 // benchdnn-like text: "scales:src:0+dst:2;zero_points:src:0:u8;oscale:0:[0.5];post_ops:sum:1;
-// acc_mode:relaxed" (a value type other than the default after the mask, then the groups as
-// "g0xg1"; post_ops: sum, then the list, "+"-separated)
+// acc_mode:relaxed;rounding_mode:dst:stochastic" (a value type other than the default after the
+// mask, then the groups as "g0xg1"; post_ops: sum, then the list, "+"-separated)
 // (empty string for no attributes). Used in verbose lines and by the driver.
 std::string to_string(const primitive_attr& attr);
 

@@ -16,6 +16,7 @@ absl::string_view name_of(arg a) {
     case arg::dst_scales: return "dst_scales";
     case arg::src_zero_points: return "src_zero_points";
     case arg::dst_zero_points: return "dst_zero_points";
+    case arg::attr_rounding_seed: return "attr_rounding_seed";
     case arg::kCount: break;
   }
   return "unknown";
@@ -60,6 +61,7 @@ std::string to_string(const primitive_attr& attr) {
   if (attr.acc_mode != accumulation_mode::strict) {
     parts.push_back(absl::StrCat("acc_mode:", name_of(attr.acc_mode)));
   }
+  if (attr.dst_rounding == rounding_mode::stochastic) parts.push_back("rounding_mode:dst:stochastic");
   return absl::StrJoin(parts, ";");
 }
 

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "tessera/core/status.h"
+#include "tessera/core/stochastic_round.h"
 #include "tessera/formats/md_string.h"
 #include "tessera/primitives/common/binding.h"
 #include "tessera/primitives/common/overlap.h"
@@ -100,6 +101,12 @@ absl::Status check_create(const memory_desc& src, const memory_desc& dst,
           "sum zero point together with dst zero points: the sum term uses the dst zero point; "
           "give only one");
     }
+  }
+  if (attr.dst_rounding == rounding_mode::stochastic && !stochastic_rounding_applies(dst.dt())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "stochastic rounding of a ", name_of(dst.dt()),
+        " dst: it rounds f32 values to a narrower floating-point type (bf16, f16, f8_e5m2, "
+        "f8_e4m3)"));
   }
   return absl::OkStatus();
 }
@@ -310,6 +317,30 @@ absl::Status read_quant_args(const plan& p, const exec_args& args, quant_ptrs& q
   return absl::OkStatus();
 }
 
+// The seed of stochastic rounding: one s32 value, given exactly when the attributes ask for it.
+absl::StatusOr<uint32_t> read_rounding_seed(const plan& p, const exec_args& args) {
+  const memory* m = args.find(arg::attr_rounding_seed);
+  const bool stochastic = p.attr.dst_rounding == rounding_mode::stochastic;
+  if (!stochastic) {
+    return absl::InvalidArgumentError(
+        "attr_rounding_seed given, but the reorder was created without stochastic rounding");
+  }
+  if (m == nullptr) {
+    return absl::InvalidArgumentError(
+        "missing argument attr_rounding_seed: stochastic rounding takes its seed at execution "
+        "(s32, one value)");
+  }
+  if (m->desc.dt() != data_type::s32 || m->desc.nelems() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "argument attr_rounding_seed has type ", name_of(m->desc.dt()), " and ",
+        m->desc.nelems(), " elements: it is one s32 value"));
+  }
+  if (m->data == nullptr) return absl::InvalidArgumentError("argument attr_rounding_seed is null");
+  int32_t seed = 0;
+  std::memcpy(&seed, m->data, sizeof(seed));
+  return static_cast<uint32_t>(seed);
+}
+
 // oneDNN's scale adjustment folded into the src scales: value * (src_scale * adjust), one value
 // per index of the src scale mask (mask 0 when the attributes have no src scales).
 void adjust_src_scales(const plan& p, quant_ptrs& q, widened_quant& storage) {
@@ -344,6 +375,10 @@ absl::Status execute_plan(const plan& p, const exec_args& args) {
     TESSERA_RETURN_IF_ERROR(read_quant_args(p, args, ctx.q, widened));
   }
   if (p.scale_adjust != 1.0f) adjust_src_scales(p, ctx.q, widened);
+  if (a.dst_rounding == rounding_mode::stochastic || args.find(arg::attr_rounding_seed)) {
+    TESSERA_ASSIGN_OR_RETURN(ctx.q.seed, read_rounding_seed(p, args));
+    ctx.q.stochastic = true;
+  }
   if (a.oscale) ctx.q.oscale = a.oscale->values.data();
   if (a.sum) {
     ctx.q.has_sum = true;

@@ -185,7 +185,8 @@ TEST(ReorderLowPrecision, OtherKernelsDeclineWithTheReason) {
   auto forced = reorder::create(s, d, {}, {.impl_filter = "native:any:copy"});
   ASSERT_FALSE(forced.ok());
   EXPECT_THAT(forced.status().message(),
-              HasSubstr("s4, u4, f4_e2m1, f4_e3m0 and e8m0 take the element-wise reference"));
+              HasSubstr("s4, u4, f4_e2m1, f4_e3m0, e8m0 and stochastic rounding take the "
+                        "element-wise reference"));
   auto r = reorder::create(s, d);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->impl_name(), "ref:any:scalar");

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "tessera/core/convert.h"
 #include "tessera/core/low_precision.h"
+#include "tessera/core/stochastic_round.h"
 #include "tessera/testing/index.h"
 
 // Separate roundings for every operation, as the documented order requires.
@@ -188,6 +189,18 @@ absl::Status run(const memory& src, const memory& dst, const primitive_attr& att
     dst_zp = *d;
   }
   const auto dims = dst.desc.dims();
+  const bool stochastic = attr.dst_rounding == rounding_mode::stochastic;
+  uint32_t seed = 0;
+  if (stochastic) {
+    const memory* m = args.find(arg::attr_rounding_seed);
+    if (m == nullptr || m->desc.dt() != data_type::s32 || m->desc.nelems() != 1) {
+      return absl::InvalidArgumentError("reference_reorder: stochastic rounding needs "
+                                        "attr_rounding_seed, one s32 value");
+    }
+    int32_t s = 0;
+    std::memcpy(&s, m->data, sizeof(s));
+    seed = static_cast<uint32_t>(s);
+  }
   const float adjust = dst.desc.extra().has_compensation() ? dst.desc.extra().applied_scale_adjust() : 1.0f;
   const bool bit_copy = src.desc.dt() == dst.desc.dt() && attr.empty() && adjust == 1.0f;
   for_each_index(dims, [&](absl::Span<const dim_t> x) {
@@ -215,6 +228,11 @@ absl::Status run(const memory& src, const memory& dst, const primitive_attr& att
     }
     if (dst_scale) v /= static_cast<Acc>(dst_scale[masked_index(*attr.dst_scales, dims, x)]);
     if (dst_zp) v += static_cast<Acc>(dst_zp[masked_index(*attr.dst_zero_points, dims, x)]);
+    if (stochastic) {
+      // The bias is drawn by the row-major logical index, in f32 (oneDNN, benchdnn).
+      v = static_cast<Acc>(stochastic_round(static_cast<float>(v), linear_index(dims, x), seed,
+                                            dst.desc.dt()));
+    }
     write_at<D>(dst, to, v);
   });
   // Padding: every index of the padded dims that is outside the logical dims.

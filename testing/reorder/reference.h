@@ -8,9 +8,11 @@
 //
 // For every logical index x, in this order, in f32 (f64 when either type is f64):
 //   v = src(x); v -= src_zp; v *= src_scale; v *= oscale; v += beta * (dst(x) - dst_zp);
-//   v /= dst_scale; v += dst_zp; dst(x) = convert(v)
+//   v /= dst_scale; v += dst_zp; [v = stochastic_round(v)]; dst(x) = convert(v)
 // each step only when its attribute is present (the sum's dst_zp is the dst zero point when
-// given, else the sum's own zero point). Equal types without attributes copy bits. dst padding
+// given, else the sum's own zero point; stochastic rounding with the seed of
+// quant_args[arg::attr_rounding_seed] and x's row-major index, <tessera/core/stochastic_round.h>).
+// Equal types without attributes copy bits. dst padding
 // (indices in [dims, padded_dims)) is set to zero. Scales and zero points are read in the type of
 // the memory that holds them (zero points s32, s8, u8, s4 or u4; scales f32, f16, bf16 or e8m0),
 // element by element. The low-precision types (s4, u4, f4_e2m1, f4_e3m0, e8m0) go through

@@ -34,8 +34,12 @@ struct quant_ptrs {
   bool has_sum = false;
   float beta = 0.f;
   int32_t sum_zp = 0;  // 2.x sum zero point, used when there is no dst zero point
+  bool stochastic = false;  // dst rounded stochastically (element-wise kernel only), with seed
+  uint32_t seed = 0;
 
-  bool any() const { return src_scale || dst_scale || src_zp || dst_zp || oscale || has_sum; }
+  bool any() const {
+    return src_scale || dst_scale || src_zp || dst_zp || oscale || has_sum || stochastic;
+  }
 };
 
 template <class Acc, Element T>

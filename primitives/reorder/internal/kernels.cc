@@ -51,13 +51,14 @@ const simd::kernel_table<vector_kernels_getter>& vector_table() {
   return table;
 }
 
-// Every kernel but the element-wise reference addresses whole bytes per element: it declines the
-// 4-bit types and e8m0.
+// Every kernel but the element-wise reference addresses whole bytes per element and rounds to
+// nearest: it declines the 4-bit types, e8m0 and stochastic rounding.
 std::function<absl::Status(plan&)> byte_types_only(std::function<absl::Status(plan&)> accept) {
   return [accept = std::move(accept)](plan& p) {
-    if (involves_low_precision(p)) {
+    if (runs_element_by_element(p)) {
       return absl::FailedPreconditionError(
-          "s4, u4, f4_e2m1, f4_e3m0 and e8m0 take the element-wise reference kernel");
+          "s4, u4, f4_e2m1, f4_e3m0, e8m0 and stochastic rounding take the element-wise "
+          "reference kernel");
     }
     return accept(p);
   };

@@ -6,6 +6,7 @@
 
 #include "absl/types/span.h"
 #include "tessera/core/low_precision.h"
+#include "tessera/core/stochastic_round.h"
 #include "tessera/primitives/reorder/internal/element_math.h"
 #include "tessera/primitives/reorder/internal/plan.h"
 #include "tessera/primitives/reorder/internal/quant_offsets.h"
@@ -54,9 +55,11 @@ void write_zero(data_type dt, char* base, dim_t off) {
   }
 }
 
-// One element, in apply_one's order (element_math.h).
+// One element, in apply_one's order (element_math.h), then stochastic rounding where the
+// attributes ask for it (in f32, as oneDNN: `logical` is the element's row-major logical index).
 template <class S, class D, class Acc>
-void convert_one(const plan& p, const exec_ctx& ctx, dim_t from, dim_t to, const strides_t& off) {
+void convert_one(const plan& p, const exec_ctx& ctx, dim_t from, dim_t to, const strides_t& off,
+                 dim_t logical) {
   const quant_ptrs& q = ctx.q;
   Acc x = read<Acc, S>(p.src.dt(), ctx.src, from);
   if (q.src_zp) x -= static_cast<Acc>(q.src_zp[off[kSrcZp]]);
@@ -68,6 +71,9 @@ void convert_one(const plan& p, const exec_ctx& ctx, dim_t from, dim_t to, const
   }
   if (q.dst_scale) x /= static_cast<Acc>(q.dst_scale[off[kDstScale]]);
   if (q.dst_zp) x += static_cast<Acc>(q.dst_zp[off[kDstZp]]);
+  if (q.stochastic) {
+    x = static_cast<Acc>(stochastic_round(static_cast<float>(x), logical, q.seed, p.dst.dt()));
+  }
   write<D>(p.dst.dt(), ctx.dst, to, x);
 }
 
@@ -82,6 +88,9 @@ void elementwise(const plan& p, const exec_ctx& ctx) {
     if (padded[d] == 0) return;
   }
   std::array<dim_t, kMaxRank> idx{};
+  // The row-major logical index of the next element converted: the walk meets the elements
+  // inside dims in that order (bit copies never round stochastically).
+  dim_t logical = 0;
   while (true) {
     bool inside = true;
     for (int d = 0; d < rank; ++d) inside = inside && idx[d] < dims[d];
@@ -93,7 +102,7 @@ void elementwise(const plan& p, const exec_ctx& ctx) {
       store_code(p.dst.dt(), ctx.dst, to, load_code(p.src.dt(), ctx.src, p.src.offset(index)));
     } else {
       const strides_t off = quant_offsets(p.masks, p.dst.dims(), idx);
-      convert_one<S, D, Acc>(p, ctx, p.src.offset(index), to, off);
+      convert_one<S, D, Acc>(p, ctx, p.src.offset(index), to, off, logical++);
     }
     int d = rank - 1;
     for (; d >= 0; --d) {
@@ -117,6 +126,10 @@ void visit_side(data_type dt, F&& f) {
 
 bool involves_low_precision(const plan& p) {
   return is_low_precision(p.src.dt()) || is_low_precision(p.dst.dt());
+}
+
+bool runs_element_by_element(const plan& p) {
+  return involves_low_precision(p) || p.attr.dst_rounding == rounding_mode::stochastic;
 }
 
 void run_low_precision(const plan& p, const exec_ctx& ctx) {

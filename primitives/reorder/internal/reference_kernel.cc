@@ -48,7 +48,7 @@ void elementwise(const plan& p, const exec_ctx& ctx) {
 }  // namespace
 
 void run_kernel(const plan& p, const reference_state&, const exec_ctx& ctx) {
-  if (involves_low_precision(p)) {
+  if (runs_element_by_element(p)) {
     run_low_precision(p, ctx);
     return;
   }

@@ -185,6 +185,10 @@ absl::Status check_forward_create(softmax_alg alg, const memory_desc& src, const
   TESSERA_RETURN_IF_ERROR(check_forward_attr(attr));
   TESSERA_RETURN_IF_ERROR(check_acc_mode(attr.acc_mode));
   TESSERA_RETURN_IF_ERROR(check_post_ops(attr.post_ops, src));
+  if (attr.dst_rounding != rounding_mode::environment) {
+    return absl::InvalidArgumentError(
+        "softmax forward: stochastic rounding of dst is not supported (only the reorder takes it)");
+  }
   return absl::OkStatus();
 }
 
