@@ -123,7 +123,7 @@ TEST(ReorderCompensation, ScaleAdjustHalvesTheWrittenValues) {
   const memory_desc src = md({1, 4}, data_type::f32, "ab");
   const memory_desc dst = with(md({1, 4}, data_type::s8, "ab"), kS8 | kAdjust, 1, 0, 0.5f);
   const float in[4] = {3.f, 5.f, -7.f, 300.f};
-  std::vector<char> out(static_cast<size_t>(dst.size_bytes()), 0);
+  std::vector<int8_t> out(static_cast<size_t>(dst.size_bytes()), 0);  // char is unsigned on Arm
   absl::StatusOr<reorder> r = reorder::create(src, dst, {});
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_TRUE(r->execute({{arg_from, {src, const_cast<float*>(in)}}, {arg_to, {dst, out.data()}}}).ok());
