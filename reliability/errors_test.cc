@@ -65,6 +65,13 @@ primitive_attr with_sum() {
   a.sum = sum_post_op{};
   return a;
 }
+primitive_attr with_stochastic_rounding() {
+  primitive_attr a;
+  a.dst_rounding = rounding_mode::stochastic;
+  return a;
+}
+
+
 
 absl::Status reorder_exec(const exec_args& args) {
   const memory_desc s = md({2, 3}, data_type::f32, "ab");
@@ -72,6 +79,16 @@ absl::Status reorder_exec(const exec_args& args) {
   return reorder::create(s, d)->execute(args);
 }
 float g_buf[64];
+
+// An f32 -> f8_e5m2 reorder, stochastic when asked, executed with `seed` (when given).
+absl::Status stochastic_exec(bool stochastic, const memory* seed) {
+  const memory_desc s = md({2, 3}, data_type::f32, "ab");
+  const memory_desc d = md({2, 3}, data_type::f8_e5m2, "ab");
+  exec_args args{{arg_from, {s, g_buf}}, {arg_to, {d, g_buf + 16}}};
+  if (seed) args.set(arg::attr_rounding_seed, *seed);
+  return reorder::create(s, d, stochastic ? with_stochastic_rounding() : primitive_attr{})
+      ->execute(args);
+}
 
 // reorder_typed with an int8_t buffer for an f32 descriptor.
 absl::Status typed_mismatch() {
@@ -430,6 +447,9 @@ std::vector<error_case> all_cases() {
              a.dst_zero_points = quant_param{};
              return reorder::create(f32_desc("ab"), md({2, 3}, data_type::s8, "ab"), a);
            }(), "sum zero point", "dst zero points"),
+      CASE("reorder.stochastic_dst_type",
+           reorder::create(f32_23, md({2, 3}, data_type::s8, "ab"), with_stochastic_rounding()),
+           "stochastic rounding of a s8 dst"),
       CASE("reorder.impl_refused",
            reorder::create(f32_23, f32_23, {}, reorder_options{.impl_filter = "convert"}),
            "convert", "plain copy"),
@@ -462,6 +482,20 @@ std::vector<error_case> all_cases() {
                  ->execute({{arg_from, {s, g_buf}}, {arg_to, {s, g_buf + 16}},
                             {arg::src_scales, {md({1}, data_type::s32, "a"), g_buf + 32}}});
            }(), "s32"),
+      CASE("reorder.stochastic_missing_seed", stochastic_exec(true, nullptr),
+           "attr_rounding_seed"),
+      CASE("reorder.stochastic_seed_type",
+           stochastic_exec(true, [] {
+             static const memory m{md({1}, data_type::f32, "a"), g_buf + 40};
+             return &m;
+           }()),
+           "attr_rounding_seed has type f32"),
+      CASE("reorder.stochastic_seed_undeclared",
+           stochastic_exec(false, [] {
+             static const memory m{md({1}, data_type::s32, "a"), g_buf + 40};
+             return &m;
+           }()),
+           "without stochastic rounding"),
       // ---- reorder: run-time dims ----
       CASE("reorder.runtime_one_side",
            reorder::create(md({kRuntimeDim, 3}, data_type::f32, "ab"), f32_23), "dims[0]", "run-time in src but 2"),
@@ -509,6 +543,10 @@ std::vector<error_case> all_cases() {
       CASE("softmax.type",
            softmax_forward::create(softmax_alg::softmax, md({2, 3}, data_type::s32, "ab"), f32_23,
                                    1), "s32"),
+      CASE("softmax.stochastic_rounding",
+           softmax_forward::create(softmax_alg::softmax, f32_23, f32_23, 1,
+                                   with_stochastic_rounding()),
+           "stochastic rounding"),
       CASE("softmax.bwd_type",
            softmax_backward::create(softmax_alg::softmax, md({2, 3}, data_type::s8, "ab"), f32_23,
                                     f32_23, 1), "s8"),
