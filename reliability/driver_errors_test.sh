@@ -124,8 +124,8 @@ expect_exit "--mb=-1: expected a non-negative integer" --softmax --mb=-1 2x3
 # ---- valid knob values Tessera does not support (resolve.cc): SKIPPED, naming knob and value ----
 expect "SKIPPED (--engine=gpu: Tessera is CPU-only)" --reorder --engine=gpu 2x3
 expect "SKIPPED (--cross-engine=cpu2gpu: GPU-only knob" --reorder --cross-engine=cpu2gpu 2x3
-expect "SKIPPED (--attr-rounding-mode=dst:stochastic: only the default" \
-  --reorder --attr-rounding-mode=dst:stochastic 2x3
+expect "SKIPPED (--attr-rounding-mode=dst:stochastic: stochastic rounding applies to a reorder's dst only)" \
+  --softmax --attr-rounding-mode=dst:stochastic 2x3
 expect "SKIPPED (--attr-fpmath=bf16: only strict math" --reorder --attr-fpmath=bf16 2x3
 expect "SKIPPED (--attr-acc-mode=f16: Tessera accumulates in f32 only)" --reorder --attr-acc-mode=f16 2x3
 expect "SKIPPED (--attr-deterministic=true: not supported)" --reorder --attr-deterministic=true 2x3
@@ -149,6 +149,7 @@ expect "SKIPPED (--attr-zero-points=src:common:1: softmax has no zero points)" \
 # ---- creation (runner.cc): the library's message, per problem ----
 expect "INVALID_ARGUMENTS (format tag 'abcd' is invalid: the tag's rank must equal" --reorder --stag=abcd 2x3
 expect "INVALID_ARGUMENTS (memory_desc: strides[0] = 1 overlaps dim 1" --reorder --strides=1x1:3x1 2x3
+expect "INVALID_ARGUMENTS (stochastic rounding of a f32 dst" --reorder --attr-rounding-mode=dst:stochastic 2x3
 expect "INVALID_ARGUMENTS (format tag 'abcd' is invalid" --reorder --dtag=abcd 2x3
 expect "SKIPPED (--attr-zero-points=src:common:1:f32: value data type 'f32' is not supported)" \
   --reorder --attr-zero-points=src:common:1:f32 2x3

@@ -4,10 +4,12 @@
 // low-precision ones included, fuzz_input.h's decode_reorder_type), src and dst
 // descriptors (fuzz_input.h), an attribute flags byte (bit 0 src_scales, 1 dst_scales,
 // 2 src_zero_points, 3 dst_zero_points, 4 sum, 5 output scales, 6 typed and grouped
-// quantization) each followed by its mask byte (raw: bits beyond the rank are rejected) and,
+// quantization, 7 stochastic rounding of dst) each followed by its mask byte (raw: bits beyond
+// the rank are rejected) and,
 // with bit 6, a byte for each scale / zero point: bits 0-1 its value type (scales f32 f16 bf16
 // e8m0, zero points s32 s8 u8 s4), bits 2-4 and 5-7 the groups of the last and the second-last dim
-// (1 + value; 0 and 0: no groups; groups that do not divide are rejected), a fill byte (bit 0: probe values, else random;
+// (1 + value; 0 and 0: no groups; groups that do not divide are rejected), with bit 7 two bytes
+// of a stochastic-rounding seed, a fill byte (bit 0: probe values, else random;
 // the rest is the seed; low-precision buffers get random codes), and bytes for the scale /
 // zero-point values.
 // Properties: execute never crashes; when it succeeds, the whole destination buffer (elements,
@@ -134,6 +136,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (int64_t i = 0; i < n; ++i) o.values.push_back(kScales[in.u8() % 16]);
     attr.oscale = o;
   }
+  // Stochastic rounding of dst, with a seed from the next two bytes (refused at creation unless
+  // dst is bf16, f16 or an f8 type).
+  int32_t rounding_seed = 0;
+  if (flags & 128) {
+    attr.dst_rounding = tessera::rounding_mode::stochastic;
+    rounding_seed = in.u8() | (in.u8() << 8);
+  }
   const uint8_t fill = in.u8();
 
   auto r = tessera::reorder::create(*src_md, *dst_md, attr);
@@ -213,6 +222,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   add_quant(tessera::arg::dst_scales, attr.dst_scales, true);
   add_quant(tessera::arg::src_zero_points, attr.src_zero_points, false);
   add_quant(tessera::arg::dst_zero_points, attr.dst_zero_points, false);
+  if (attr.dst_rounding == tessera::rounding_mode::stochastic) {
+    const tessera::memory seed{*memory_desc::with_strides({1}, data_type::s32, {1}), &rounding_seed};
+    args.set(tessera::arg::attr_rounding_seed, seed);
+    quant_args.set(tessera::arg::attr_rounding_seed, seed);
+  }
 
   const std::string problem =
       absl::StrCat(tessera::verbose_md_string(*src_md), " -> ", tessera::verbose_md_string(*dst_md),

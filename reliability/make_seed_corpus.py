@@ -80,6 +80,9 @@ def reorder_seeds(knobs, dims):
     if knobs.get("attr-post-ops", "").startswith("sum"):
         flags |= 16
         masks += bytes([0, 0])   # beta = table[0] = 1, zero point 0
+    if "dst:stochastic" in knobs.get("attr-rounding-mode", ""):
+        flags |= 128
+        masks += bytes([123, 0])   # the seed's two bytes
     head = bytes([len(small) - 1] + [d % 18 for d in small]) + \
         bytes([type_index(sdt), type_index(ddt)])
     attrs = bytes([flags]) + masks
