@@ -688,7 +688,7 @@ std::vector<error_case> all_cases() {
            softmax_fwd_exec(f32_23, f32_23, with_src_scales(0),
                             {{arg::src, {f32_23, g_buf}}, {arg::dst, {f32_23, g_buf + 16}}}),
            "src_scales", "missing"),
-      CASE("softmax.scale_type",
+      CASE("softmax.scale_arg_type",
            softmax_fwd_exec(f32_23, f32_23, with_src_scales(0),
                             {{arg::src, {f32_23, g_buf}}, {arg::dst, {f32_23, g_buf + 16}},
                              {arg::src_scales, {md({1}, data_type::s32, "a"), g_buf + 32}}}),
