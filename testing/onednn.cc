@@ -76,8 +76,8 @@ dnnl::memory::desc dense_f32(const dnnl::memory::dims& dims) {
   return {dims, dnnl_dt::f32, strides};
 }
 
-// m's values in a new dense f32 buffer (2.6.3's binary takes no f16 operand; f16 -> f32 is
-// exact).
+// m's values in a new dense f32 buffer: 2.6.3's binary takes no f16 operand, and its Arm build
+// no bf16 one; every operand type the post-ops take (f16, bf16, s8, u8) converts to f32 exactly.
 dnnl::memory exactly_in_f32(dnnl::memory m) {
   dnnl::memory f32(dense_f32(m.get_desc().dims()), cpu_engine());
   dnnl::reorder(m, f32).execute(cpu_stream(), m, f32);
@@ -293,7 +293,7 @@ absl::Status onednn_softmax_forward_with_post_ops(const memory& src, const memor
     for (size_t i = 0; i < post_ops.size(); ++i) {
       if (post_ops[i].kind != post_op_kind::binary) continue;
       TESSERA_ASSIGN_OR_RETURN(dnnl::memory o, wrap(operands[i]));
-      if (operands[i].desc.dt() == data_type::f16) o = exactly_in_f32(o);
+      if (operands[i].desc.dt() != data_type::f32) o = exactly_in_f32(o);
       ops.push_back(o);
     }
     dnnl::memory acc(dense_f32(s.get_desc().dims()), cpu_engine());

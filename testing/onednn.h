@@ -56,7 +56,8 @@ absl::Status onednn_softmax_forward(const memory& src, const memory& dst, int ax
 // oneDNN 3.x's softmax with post-ops, built from 2.6.3 primitives (its softmax takes no
 // post-ops): the softmax into a dense f32 buffer of src's dims, then each of `post_ops` as its
 // own binary or eltwise primitive on that buffer, in place, then a reorder into dst. 3.x computes
-// the chain in f32 registers after the f32 softmax; here each step rounds to f32 likewise.
+// the chain in f32 registers after the f32 softmax; here each step rounds to f32 likewise. Binary
+// operands are converted to f32 first (exactly).
 // operands[i] is post-op i's second operand (binary; unused for eltwise).
 absl::Status onednn_softmax_forward_with_post_ops(const memory& src, const memory& dst, int axis,
                                                   bool log, const post_ops_list& post_ops,
