@@ -60,7 +60,7 @@ std::vector<float> scale_values(int mask, absl::Span<const dim_t> dims) {
 }
 
 struct tally {
-  int compared = 0, unimplemented = 0;
+  int compared = 0, unimplemented = 0, known_aarch64 = 0;
   std::vector<std::string> differences;
 };
 
@@ -84,6 +84,16 @@ void compare(const memory_desc& s, const memory_desc& d, int scale_mask, uint64_
     onednn_attr.oscale = output_scales{.mask = scale_mask, .values = scales};
     tessera_attr.src_scales = quant_param{.mask = scale_mask};
   }
+#if defined(__aarch64__)
+  // oneDNN 2.6.3's aarch64 build (every reorder in simple:any) differs from Tessera, the scalar
+  // reference and oneDNN's x86 build on a grouped dst whose channels are padded (2x35x35x3x3 into
+  // aBCde4b4c) with scales along the group dim: from the first element of group 1 on
+  // (docs/reorder.md, "aarch64 only"). Not compared there.
+  if (scale_mask > 0 && (scale_mask & 1) && d.rank() == 5 && d.padded_dims()[1] != d.dims()[1]) {
+    ++t.known_aarch64;
+    return;
+  }
+#endif
   absl::Status ref = testing::onednn_reorder({{arg_from, {s, src.data()}}, {arg_to, {d, theirs.data()}}}, onednn_attr);
   if (!ref.ok()) {
     ++t.unimplemented;
@@ -142,8 +152,9 @@ TEST(ReorderCompensationVsOneDnn, GeneratedMatrixIsBitExact) {
     }
   }
   for (const std::string& diff : t.differences) ADD_FAILURE() << diff;
-  std::printf("compensation vs oneDNN 2.6.3: %d combinations compared bit-exact, %d not implemented by oneDNN\n",
-              t.compared, t.unimplemented);
+  std::printf("compensation vs oneDNN 2.6.3: %d combinations compared bit-exact, %d not implemented "
+              "by oneDNN, %d left out on aarch64\n",
+              t.compared, t.unimplemented, t.known_aarch64);
   EXPECT_GT(t.compared, 300);
 }
 
