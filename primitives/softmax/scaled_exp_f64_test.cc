@@ -90,44 +90,60 @@ std::vector<double> inputs() {
   return xs;
 }
 
+// The worst errors of kernel `a` at `scale` over xs: error(abs_err, want) over the normal results,
+// and how far denormal results go beyond allowance(want), in denormal ulps (own code only: xsimd's
+// ldexp may flush them). Results beyond the double range, and xsimd's beyond its range, are checked
+// exactly. In long double throughout: an error below the denormal ulp would round away in double.
+struct sweep_result {
+  long double worst = 0, worst_denormal = 0;
+  double at = 0, at_denormal = 0;
+};
+
+template <class Error, class Allowance>
+sweep_result sweep(const arch_exp& a, const std::vector<double>& xs, double scale, Error error,
+                   Allowance allowance) {
+  std::vector<double> y(xs.size());
+  a.exp(xs.data(), y.data(), static_cast<int64_t>(xs.size()), scale);
+  sweep_result r;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const double x = xs[i];
+    if (!a.own_code && (x >= kXsimdMaxLog || x <= kXsimdMinLog)) {
+      EXPECT_EQ(y[i], x >= kXsimdMaxLog ? std::copysign(kInf, scale) : 0.0) << a.name << " x=" << x;
+      continue;
+    }
+    const long double want = std::exp(static_cast<long double>(x)) * scale;
+    if (std::fabs(want) > kDblMax) {
+      EXPECT_EQ(y[i], std::copysign(kInf, scale)) << a.name << " x=" << x << " scale=" << scale;
+      continue;
+    }
+    const long double abs_err = std::fabs(static_cast<long double>(y[i]) - want);
+    if (std::fabs(want) >= kDblMin) {
+      const long double e = error(abs_err, want);
+      if (e > r.worst) r.worst = e, r.at = x;
+    } else if (a.own_code) {
+      // One rounding to the denormal grid on top of the allowance.
+      const long double beyond = (abs_err - allowance(want)) / kDenormalUlp;
+      if (beyond > r.worst_denormal) r.worst_denormal = beyond, r.at_denormal = x;
+    } else {
+      EXPECT_LE(abs_err, kDblMin) << a.name << " x=" << x;
+    }
+  }
+  return r;
+}
+
 TEST(ExpF64Relaxed, RelativeErrorOnEveryIsa) {
   const std::vector<double> xs = inputs();
   for (const arch_exp& a : kernels_of(/*full=*/false)) {
     for (double scale : {1.0, 1000.0 / 3, 0.7 * 0x1p-60, -12345.678, 0x1.8p-1050, 0x1.fp1000}) {
-      std::vector<double> y(xs.size());
-      a.exp(xs.data(), y.data(), static_cast<int64_t>(xs.size()), scale);
-      long double worst = 0, worst_denormal = 0;
-      double at = 0, at_denormal = 0;
-      for (size_t i = 0; i < xs.size(); ++i) {
-        const double x = xs[i];
-        if (!a.own_code && (x >= kXsimdMaxLog || x <= kXsimdMinLog)) {
-          EXPECT_EQ(y[i], x >= kXsimdMaxLog ? std::copysign(kInf, scale) : 0.0) << a.name << " x=" << x;
-          continue;
-        }
-        // In long double throughout: an error below the denormal ulp would round away in double.
-        const long double want = std::exp(static_cast<long double>(x)) * scale;
-        if (std::fabs(want) > kDblMax) {
-          EXPECT_EQ(y[i], std::copysign(kInf, scale)) << a.name << " x=" << x << " scale=" << scale;
-          continue;
-        }
-        const long double abs_err = std::fabs(static_cast<long double>(y[i]) - want);
-        if (std::fabs(want) >= kDblMin) {
-          const long double rel = abs_err / std::fabs(want);
-          if (rel > worst) worst = rel, at = x;
-        } else if (a.own_code) {
-          // One rounding to the denormal grid on top of the relative error.
-          const long double beyond = (abs_err - kRelativeBound * std::fabs(want)) / kDenormalUlp;
-          if (beyond > worst_denormal) worst_denormal = beyond, at_denormal = x;
-        } else {
-          EXPECT_LE(abs_err, kDblMin) << a.name << " x=" << x;  // xsimd's ldexp may flush
-        }
-      }
+      const sweep_result r = sweep(
+          a, xs, scale, [](long double err, long double want) { return err / std::fabs(want); },
+          [](long double want) { return kRelativeBound * std::fabs(want); });
       std::printf("scaled_exp_f64 %s scale %g: max relative error %.3Lg = 2^%.2f (at x=%a); denormal "
                   "results within %.3Lf ulp of the relative bound (at x=%a)\n",
-                  a.name.c_str(), scale, worst, std::log2(static_cast<double>(worst)), at,
-                  worst_denormal, at_denormal);
-      EXPECT_LE(worst, kRelativeBound) << a.name << " scale=" << scale;
-      EXPECT_LE(worst_denormal, 0.5L) << a.name << " scale=" << scale;
+                  a.name.c_str(), scale, r.worst, std::log2(static_cast<double>(r.worst)), r.at,
+                  r.worst_denormal, r.at_denormal);
+      EXPECT_LE(r.worst, kRelativeBound) << a.name << " scale=" << scale;
+      EXPECT_LE(r.worst_denormal, 0.5L) << a.name << " scale=" << scale;
     }
   }
 }
@@ -151,39 +167,15 @@ TEST(ExpF64Full, UlpErrorOnEveryIsa) {
   const std::vector<double> xs = inputs();
   for (const arch_exp& a : kernels_of(/*full=*/true)) {
     for (double scale : {1.0, -1000.0 / 3}) {
-      std::vector<double> y(xs.size());
-      a.exp(xs.data(), y.data(), static_cast<int64_t>(xs.size()), scale);
       const long double bound = scale == 1.0 ? kFullUlpBound : kFullScaledUlpBound;
-      long double worst = 0, worst_denormal = 0;
-      double at = 0, at_denormal = 0;
-      for (size_t i = 0; i < xs.size(); ++i) {
-        const double x = xs[i];
-        if (!a.own_code && (x >= kXsimdMaxLog || x <= kXsimdMinLog)) {
-          EXPECT_EQ(y[i], x >= kXsimdMaxLog ? std::copysign(kInf, scale) : 0.0) << a.name << " x=" << x;
-          continue;
-        }
-        const long double want = std::exp(static_cast<long double>(x)) * scale;
-        if (std::fabs(want) > kDblMax) {
-          EXPECT_EQ(y[i], std::copysign(kInf, scale)) << a.name << " x=" << x << " scale=" << scale;
-          continue;
-        }
-        const long double abs_err = std::fabs(static_cast<long double>(y[i]) - want);
-        if (std::fabs(want) >= kDblMin) {
-          const long double ulps = abs_err / ulp_of(want);
-          if (ulps > worst) worst = ulps, at = x;
-        } else if (a.own_code) {
-          // One rounding to the denormal grid on top of the bound.
-          const long double beyond = (abs_err - bound * ulp_of(want)) / kDenormalUlp;
-          if (beyond > worst_denormal) worst_denormal = beyond, at_denormal = x;
-        } else {
-          EXPECT_LE(abs_err, kDblMin) << a.name << " x=" << x;  // xsimd's ldexp may flush
-        }
-      }
+      const sweep_result r = sweep(
+          a, xs, scale, [](long double err, long double want) { return err / ulp_of(want); },
+          [&](long double want) { return bound * ulp_of(want); });
       std::printf("full_exp_f64 %s scale %g: max error %.3Lf ulp (at x=%a); denormal results "
                   "within %.3Lf ulp of the bound (at x=%a)\n",
-                  a.name.c_str(), scale, worst, at, worst_denormal, at_denormal);
-      EXPECT_LE(worst, bound) << a.name << " scale=" << scale;
-      EXPECT_LE(worst_denormal, 0.5L) << a.name << " scale=" << scale;
+                  a.name.c_str(), scale, r.worst, r.at, r.worst_denormal, r.at_denormal);
+      EXPECT_LE(r.worst, bound) << a.name << " scale=" << scale;
+      EXPECT_LE(r.worst_denormal, 0.5L) << a.name << " scale=" << scale;
     }
   }
 }
