@@ -578,9 +578,9 @@ static void test_primitive_errors(void) {
               "tessera_primitive_execute: args[2] repeats TESSERA_ARG_SRC (given first as "
               "args[0])");
   const tessera_exec_arg bad_kind[2] = {{TESSERA_ARG_FROM, src, NULL},
-                                        {(tessera_arg)8, dst, NULL}};
+                                        {(tessera_arg)9, dst, NULL}};
   CHECK_FAILS(tessera_primitive_execute(p, 2, bad_kind), TESSERA_INVALID_ARGUMENT,
-              "tessera_primitive_execute: args[1].kind is 8, not a tessera_arg (0 .. 7)");
+              "tessera_primitive_execute: args[1].kind is 9, not a tessera_arg (0 .. 8)");
   CHECK_FAILS(tessera_primitive_execute(p, -1, mistyped), TESSERA_INVALID_ARGUMENT,
               "tessera_primitive_execute: nargs -1 is negative");
   CHECK_FAILS(tessera_primitive_execute(p, 2, NULL), TESSERA_INVALID_ARGUMENT,
