@@ -7,6 +7,7 @@
 
 #include "tessera/simd/lines.h"
 #include "tessera/simd/narrow.h"
+#include "tessera/simd/nibbles.h"
 #include "tessera/simd/per_isa.h"
 #include "tessera/simd/tail.h"
 #include "tessera/simd/transpose.h"
@@ -133,6 +134,41 @@ int check_store_narrowed(random_bits& rng, bool in_range) {
   if constexpr (kStream) store_fence();
   portable::store_narrowed(want, v);
   return differing_bytes(got, want, sizeof(got));
+}
+
+// store_nibbles of lanes anywhere in [-8, 15] (only the low nibble counts), the bytes after the
+// stored ones checked untouched; and each byte against the packing rule itself.
+template <class Arch>
+int check_store_nibbles(random_bits& rng) {
+  alignas(64) int32_t lanes[kLanes<Arch>];
+  for (int32_t& x : lanes) x = static_cast<int32_t>(rng.next() % 24) - 8;
+  const ib<Arch> v = ib<Arch>::load_aligned(lanes);
+  uint8_t got[kLanes<Arch>], want[kLanes<Arch>], rule[kLanes<Arch>];
+  std::memset(got, 0x5A, sizeof(got));
+  std::memset(want, 0x5A, sizeof(want));
+  std::memset(rule, 0x5A, sizeof(rule));
+  store_nibbles(got, v);
+  portable::store_nibbles(want, v);
+  for (int k = 0; k < kLanes<Arch> / 2; ++k) {
+    rule[k] = static_cast<uint8_t>((lanes[2 * k] & 0xF) | ((lanes[2 * k + 1] & 0xF) << 4));
+  }
+  return differing_bytes(got, want, sizeof(got)) + differing_bytes(got, rule, sizeof(got));
+}
+
+// load_nibbles from random bytes, against the portable version and against each element decoded
+// by hand (low nibble first; s4 sign-extended).
+template <class Arch, bool kSigned>
+int check_load_nibbles(random_bits& rng) {
+  uint8_t bytes[kLanes<Arch> / 2];
+  for (uint8_t& b : bytes) b = static_cast<uint8_t>(rng.next());
+  alignas(64) int32_t decoded[kLanes<Arch>];
+  for (int i = 0; i < kLanes<Arch>; ++i) {
+    const int32_t code = i % 2 ? bytes[i / 2] >> 4 : bytes[i / 2] & 0xF;
+    decoded[i] = kSigned && code > 7 ? code - 16 : code;
+  }
+  const ib<Arch> got = load_nibbles<kSigned, Arch>(bytes);
+  return differing_lanes(got, portable::load_nibbles<kSigned, Arch>(bytes)) +
+         differing_lanes(got, ib<Arch>::load_aligned(decoded));
 }
 
 template <class Arch>
@@ -266,6 +302,12 @@ int one_round(tile_op op, random_bits& rng) {
       return check_stream_line_copy<Arch>(rng);
     case tile_op::line_writer:
       return check_line_writer<Arch>(rng);
+    case tile_op::store_nibbles:
+      return check_store_nibbles<Arch>(rng);
+    case tile_op::load_nibbles_s4:
+      return check_load_nibbles<Arch, true>(rng);
+    case tile_op::load_nibbles_u4:
+      return check_load_nibbles<Arch, false>(rng);
     case tile_op::count:
       return -1;
     default:

@@ -1,6 +1,6 @@
-// The ops of <tessera/simd/transpose.h>, <tessera/simd/narrow.h>, <tessera/simd/lines.h> and
-// tail.h's load_joined, each run in its ISA version and its portable version on pseudo-random
-// inputs (tile_ops_kernels.cc, instantiated per ISA), for //simd:tile_ops_test.
+// The ops of <tessera/simd/transpose.h>, <tessera/simd/narrow.h>, <tessera/simd/lines.h>,
+// <tessera/simd/nibbles.h> and tail.h's load_joined, each run in its ISA version and its portable
+// version on pseudo-random inputs (tile_ops_kernels.cc, instantiated per ISA), for //simd:tile_ops_test.
 #ifndef TESSERA_SIMD_INTERNAL_TILE_OPS_KERNELS_H_
 #define TESSERA_SIMD_INTERNAL_TILE_OPS_KERNELS_H_
 
@@ -29,6 +29,9 @@ enum class tile_op {
   stream_line_copy,
   line_writer,
   load_joined,
+  store_nibbles,
+  load_nibbles_s4,
+  load_nibbles_u4,
   count,
 };
 inline constexpr int kTileOpCount = static_cast<int>(tile_op::count);
