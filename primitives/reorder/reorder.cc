@@ -303,13 +303,20 @@ const T* as_kernel_values(const plan& p, arg which, const void* given, std::vect
 }
 
 // The scales and zero points given at execution, checked against the attributes.
-absl::Status read_quant_args(const plan& p, const exec_args& args, quant_ptrs& q,
+// Kernels that read the values grouped (plan::grouped_quant_values) get them as given, in
+// ctx.given; the others through ctx.q, expanded where needed.
+absl::Status read_quant_args(const plan& p, const exec_args& args, exec_ctx& ctx,
                              widened_quant& storage) {
   const primitive_attr& a = p.attr;
   TESSERA_ASSIGN_OR_RETURN(const void* src_scale, quant_arg(args, arg::src_scales, a, p.dst));
   TESSERA_ASSIGN_OR_RETURN(const void* dst_scale, quant_arg(args, arg::dst_scales, a, p.dst));
   TESSERA_ASSIGN_OR_RETURN(const void* src_zp, quant_arg(args, arg::src_zero_points, a, p.dst));
   TESSERA_ASSIGN_OR_RETURN(const void* dst_zp, quant_arg(args, arg::dst_zero_points, a, p.dst));
+  if (p.grouped_quant_values) {
+    ctx.given = {src_scale, dst_scale, src_zp, dst_zp};
+    return absl::OkStatus();
+  }
+  quant_ptrs& q = ctx.q;
   q.src_scale = as_kernel_values(p, arg::src_scales, src_scale, storage.src_scale);
   q.dst_scale = as_kernel_values(p, arg::dst_scales, dst_scale, storage.dst_scale);
   q.src_zp = as_kernel_values(p, arg::src_zero_points, src_zp, storage.src_zp);
@@ -372,7 +379,7 @@ absl::Status execute_plan(const plan& p, const exec_args& args) {
   const bool quantized = a.src_scales || a.dst_scales || a.src_zero_points || a.dst_zero_points;
   if (quantized || args.find(arg::src_scales) || args.find(arg::dst_scales) ||
       args.find(arg::src_zero_points) || args.find(arg::dst_zero_points)) {
-    TESSERA_RETURN_IF_ERROR(read_quant_args(p, args, ctx.q, widened));
+    TESSERA_RETURN_IF_ERROR(read_quant_args(p, args, ctx, widened));
   }
   if (p.scale_adjust != 1.0f) adjust_src_scales(p, ctx.q, widened);
   if (a.dst_rounding == rounding_mode::stochastic || args.find(arg::attr_rounding_seed)) {

@@ -67,7 +67,11 @@ void check_all_impls(const std::vector<reorder_case>& cases, bool expect_every_i
       ++accepted[filter];
       ASSERT_EQ(r.mismatch, "") << filter << " on " << describe(c);
     }
-    if (expect_every_impl) EXPECT_GT(accepted[filter], 0) << filter << " never accepted a case";
+    // The 4-bit kernel takes none of these types: reorder_low_precision_test requires it to run.
+    const bool four_bit_only = filter.find(":quant_rows") != std::string::npos;
+    if (expect_every_impl && !four_bit_only) {
+      EXPECT_GT(accepted[filter], 0) << filter << " never accepted a case";
+    }
   }
 }
 

@@ -221,6 +221,7 @@ TEST(Reorder, KernelNamesAreTheKernelsCreateChooses) {
       {md(dims, data_type::f32, "nchw"), md(dims, data_type::f64, "nhwc")},   // strided
       {md(dims, data_type::f8_e5m2, "nchw"), md(dims, data_type::f8_e4m3, "nChw16c")},
       {md({2, 16, 3, 4}, data_type::f32, "abcd"), md({2, 16, 3, 4}, data_type::s32, "dcba")},  // gather
+      {md({4, 32}, data_type::f32, "ab"), md({4, 32}, data_type::u4, "ab")},  // quant_rows
   };
   for (const std::string& name : names) {
     bool chosen = false;

@@ -5,6 +5,7 @@
 #include "tessera/primitives/reorder/internal/copy_kernel.h"
 #include "tessera/primitives/reorder/internal/gather_kernel.h"
 #include "tessera/primitives/reorder/internal/low_precision_kernel.h"
+#include "tessera/primitives/reorder/internal/quant_row_kernel.h"
 #include "tessera/primitives/reorder/internal/reference_kernel.h"
 #include "tessera/primitives/reorder/internal/strided_kernel.h"
 #include "tessera/primitives/reorder/internal/transpose_kernel.h"
@@ -23,11 +24,13 @@ struct any_isa_kernel {
   accept_fn* accept;
 };
 // The kernels built per ISA (vector_kernels.cc), tried from the best ISA down; a transpose's
-// name adds the ISA's tile ("transpose16x16").
+// name adds the ISA's tile ("transpose16x16"). Only the 4-bit kernel takes the types of
+// runs_element_by_element (and declines stochastic rounding itself).
 struct per_isa_kernel {
   absl::string_view kernel;
   isa_accept_fn* accept;
   bool names_tile;
+  bool takes_4bit = false;
 };
 
 constexpr any_isa_kernel kFirst[] = {
@@ -37,6 +40,7 @@ constexpr per_isa_kernel kPerIsa[] = {
     {"convert", &accept_convert, false},
     {"gather", &accept_gather, false},
     {"transpose", &accept_transpose, true},
+    {"quant_rows", &accept_quant_rows, false, true},
 };
 constexpr any_isa_kernel kLast[] = {
     {kEngineNative, "strided", &accept_strided},
@@ -51,8 +55,8 @@ const simd::kernel_table<vector_kernels_getter>& vector_table() {
   return table;
 }
 
-// Every kernel but the element-wise reference addresses whole bytes per element and rounds to
-// nearest: it declines the 4-bit types, e8m0 and stochastic rounding.
+// Every kernel but the element-wise reference and the 4-bit one addresses whole bytes per element
+// and rounds to nearest: it declines the 4-bit types, e8m0 and stochastic rounding.
 std::function<absl::Status(plan&)> byte_types_only(std::function<absl::Status(plan&)> accept) {
   return [accept = std::move(accept)](plan& p) {
     if (runs_element_by_element(p)) {
@@ -84,8 +88,12 @@ std::vector<candidate> candidates() {
     for (const per_isa_kernel& k : kPerIsa) {
       const std::string kernel =
           k.names_tile ? absl::StrCat(k.kernel, tile, "x", tile) : std::string(k.kernel);
+      std::function<absl::Status(plan&)> accept = [vk, accept = k.accept](plan& p) {
+        return accept(p, vk);
+      };
+      if (!k.takes_4bit) accept = byte_types_only(std::move(accept));
       list.push_back({impl_name(kEngineXsimd, simd::name_of(choice.chosen), kernel),
-                      byte_types_only([vk, accept = k.accept](plan& p) { return accept(p, vk); })});
+                      std::move(accept)});
     }
   }
   for (const any_isa_kernel& k : kLast) add_any_isa(k, list);

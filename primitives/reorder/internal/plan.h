@@ -21,6 +21,7 @@
 #include "tessera/primitives/reorder/internal/element_math.h"
 #include "tessera/primitives/reorder/internal/gather_kernel.h"
 #include "tessera/primitives/reorder/internal/loop_nest.h"
+#include "tessera/primitives/reorder/internal/quant_row_kernel.h"
 #include "tessera/primitives/reorder/internal/reference_kernel.h"
 #include "tessera/primitives/reorder/internal/runtime_shape.h"
 #include "tessera/primitives/reorder/internal/strided_kernel.h"
@@ -28,16 +29,26 @@
 
 namespace tessera::reorder_internal {
 
+// The scale and zero-point arguments as given at execution (grouped, of their attributes'
+// types; null where absent), for a kernel that reads them so (plan::grouped_quant_values).
+struct given_quant {
+  const void* src_scale = nullptr;
+  const void* dst_scale = nullptr;
+  const void* src_zp = nullptr;
+  const void* dst_zp = nullptr;
+};
+
 // The buffers of one execution (quantization arrays already checked against the attributes).
 struct exec_ctx {
   const char* src = nullptr;
   char* dst = nullptr;
-  quant_ptrs q;
+  quant_ptrs q;       // unless plan::grouped_quant_values
+  given_quant given;  // with plan::grouped_quant_values
 };
 
 // The state of the chosen kernel.
 using kernel_state = std::variant<copy_state, convert_state, transpose_state, gather_state,
-                                  strided_state, reference_state>;
+                                  quant_rows_state, strided_state, reference_state>;
 
 struct plan {
   memory_desc src, dst;
@@ -58,6 +69,10 @@ struct plan {
   std::vector<std::string> declined;
   kernel_state kernel;
   bool run_writes_padding = false;  // else execute() clears dst_padding after the kernel
+  // The kernel reads scales and zero points as given (exec_ctx::given: grouped_value_count of
+  // them, of their attributes' types); else as f32 / s32, one per index of the masked dims
+  // (exec_ctx::q).
+  bool grouped_quant_values = false;
   padding_boxes dst_padding;        // of dst; empty when the kernel writes the padding
 
   std::string descs_text;  // verbose line fields

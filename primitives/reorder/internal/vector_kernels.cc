@@ -2,13 +2,15 @@
 // TESSERA_ISA_NS, the namespace of this ISA's kernels): which kernel moves or converts a pair of
 // element types, and the table the dispatcher in kernels.cc keeps one pointer of.
 // The kernels: convert_runs.h (runs), register_tiles.h and tile_walk*.h (transposes),
-// transpose_convert_avx512.h and transpose_convert_avx2.h (fused transpose and convert).
+// transpose_convert_avx512.h and transpose_convert_avx2.h (fused transpose and convert),
+// quant_rows.h (4-bit weight compression and decompression).
 #include "tessera/primitives/reorder/internal/vector_kernels.h"
 
 #include <cstdint>
 #include <type_traits>
 
 #include "tessera/primitives/reorder/internal/convert_runs.h"
+#include "tessera/primitives/reorder/internal/quant_rows.h"
 #include "tessera/primitives/reorder/internal/register_tiles.h"
 #include "tessera/primitives/reorder/internal/tile_walk.h"
 #include "tessera/primitives/reorder/internal/transpose_convert_avx2.h"
@@ -82,6 +84,11 @@ transpose_convert_fn* find_transpose_convert(data_type s, data_type d) {
 }
 
 template <class Arch>
+quant_row_fn* find_quant_row(data_type s, data_type d) {
+  return TESSERA_ISA_NS::quant_row_for<Arch>(s, d);
+}
+
+template <class Arch>
 int transpose_tile() {
   return TESSERA_ISA_NS::kRegisterTile<Arch> ? TESSERA_ISA_NS::kRegisterTile<Arch> : 16;
 }
@@ -89,7 +96,8 @@ int transpose_tile() {
 template <class Arch>
 const vector_kernels* vector_kernels_for() {
   static const vector_kernels k{&find_convert_run<Arch>, &find_transpose<Arch>,
-                                &transpose_tile<Arch>, &find_transpose_convert<Arch>};
+                                &transpose_tile<Arch>, &find_transpose_convert<Arch>,
+                                &find_quant_row<Arch>};
   return &k;
 }
 

@@ -6,6 +6,8 @@
 //   t(src, src_ld, dst, dst_columns{dst_ld}, rows, cols, /*pad_rows=*/rows, /*stream=*/false);
 //   // dst[c * dst_ld + r] = src[r * src_ld + c]; with pad_rows > rows, dst rows [rows, pad_rows)
 //   // of every column get zeros (the padding of a partial block, written with its data)
+//   quant_row_fn* row = find_quant_row<xsimd::avx2>(data_type::f32, data_type::u4);
+//   row(src, dst, n, row_q, /*stream=*/false);  // one row, scales and zero points per column
 //
 // Each ISA's instantiation lives in its own translation unit (simd/build_defs.bzl).
 #ifndef TESSERA_PRIMITIVES_REORDER_INTERNAL_VECTOR_KERNELS_H_
@@ -57,6 +59,21 @@ using transpose_convert_fn = void(const void* src, int64_t src_ld, void* dst,
                                   const dst_columns& dst_cols, int64_t rows, int64_t cols,
                                   int64_t pad_rows, const quant_ptrs& q, bool stream);
 
+// A scale or zero point of a row, as f32: values[j] for column j (per_column), else values[0]
+// for every column; values == nullptr: the attribute is absent.
+struct row_operand {
+  const float* values = nullptr;
+  bool per_column = false;
+};
+// The quantization of one row, applied in apply_one's order (element_math.h; zero points as
+// f32, as apply_one converts them).
+struct row_quant {
+  row_operand src_zp, src_scale, dst_scale, dst_zp;
+};
+// One row of n contiguous elements, each side dense; a 4-bit side starts on a byte and n is even.
+// stream: dst is large (its stores may go around the cache).
+using quant_row_fn = void(const void* src, void* dst, int64_t n, const row_quant& q, bool stream);
+
 // nullptr when this ISA has no vector conversion for the pair (f64, f16 and f8 types).
 template <class Arch>
 convert_run_fn* find_convert_run(data_type s, data_type d);
@@ -66,16 +83,21 @@ transpose_fn* find_transpose(int element_bytes);
 // nullptr unless this ISA fuses the pair (AVX-512: f32 or s32 sources to vector-convertible types).
 template <class Arch>
 transpose_convert_fn* find_transpose_convert(data_type s, data_type d);
+// nullptr unless one side is s4 or u4 and the other f32, bf16 or f16 (weight compression and
+// decompression).
+template <class Arch>
+quant_row_fn* find_quant_row(data_type s, data_type d);
 // The tile edge of find_transpose (elements), for the implementation name.
 template <class Arch>
 int transpose_tile();
 
-// The three per-ISA lookups of one instantiation, so that the dispatcher keeps one pointer.
+// The per-ISA lookups of one instantiation, so that the dispatcher keeps one pointer.
 struct vector_kernels {
   convert_run_fn* (*find_convert_run)(data_type, data_type);
   transpose_fn* (*find_transpose)(int);
   int (*transpose_tile)();
   transpose_convert_fn* (*find_transpose_convert)(data_type, data_type);
+  quant_row_fn* (*find_quant_row)(data_type, data_type);
 };
 template <class Arch>
 const vector_kernels* vector_kernels_for();
