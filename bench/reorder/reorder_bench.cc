@@ -43,7 +43,13 @@ struct bench_case {
   float beta = 0;    // 0: no sum
   int oscale_mask = 0;  // per dimension: oscale + 0.125 * (index % 4) along the masked dims
   int runtime_mask = 0;  // bit d: dim d is run-time at creation
+  // 4-bit weights (one side s4 or u4): the 4-bit side's scales (scale_dt) and zero points
+  // (zp_dt), mask 3, one per `group` rows of each column (groups group x 1).
+  int64_t group = 0;
+  data_type scale_dt = data_type::f32, zp_dt = data_type::s32;
 };
+
+bool four_bit(data_type dt) { return dt == data_type::s4 || dt == data_type::u4; }
 
 const std::vector<bench_case>& cases() {
   static const auto* list = new std::vector<bench_case>{
@@ -80,6 +86,20 @@ const std::vector<bench_case>& cases() {
        "nchw", 0.5f, 0, 1 << 1},
       {"f32_s8_oihw_scale_per_oc", {256, 256, 3, 3}, data_type::f32, data_type::s8, "oihw", "oihw",
        0.5f, 0, 1 << 0},
+      // 4-bit weight compression and decompression of a 4096x4096 matrix, groups of 32 and 128
+      // rows. oneDNN 2.6.3 has no 4-bit type: its rows run the nearest equivalent on the same
+      // matrix, s8 in place of the 4-bit type with one output scale per column (mask 2).
+      {"f32_u4_4096_g32", {4096, 4096}, data_type::f32, data_type::u4, "ab", "ab", 0, 0, 0, 0, 32},
+      {"f32_u4_4096_g128", {4096, 4096}, data_type::f32, data_type::u4, "ab", "ab", 0, 0, 0, 0, 128},
+      {"u4_f32_4096_g32", {4096, 4096}, data_type::u4, data_type::f32, "ab", "ab", 0, 0, 0, 0, 32},
+      {"u4_f32_4096_g128", {4096, 4096}, data_type::u4, data_type::f32, "ab", "ab", 0, 0, 0, 0, 128},
+      {"bf16_s4_4096_g128", {4096, 4096}, data_type::bf16, data_type::s4, "ab", "ab", 0, 0, 0, 0,
+       128},
+      {"s4_bf16_4096_g128", {4096, 4096}, data_type::s4, data_type::bf16, "ab", "ab", 0, 0, 0, 0,
+       128},
+      // f16 scales and u8 zero points, widened to f32 / s32 at each execution.
+      {"u4_f16_4096_g32_f16_scales", {4096, 4096}, data_type::u4, data_type::f16, "ab", "ab", 0, 0,
+       0, 0, 32, data_type::f16, data_type::u8},
   };
   return *list;
 }
@@ -115,7 +135,10 @@ buffers& buffers_for(const bench_case& c, bool cold) {
   while (static_cast<int64_t>(b->srcs.size()) < want) {
     b->srcs.push_back(std::make_unique<bench::bench_buffer>(bytes));
     b->dsts.push_back(std::make_unique<bench::bench_buffer>(bytes));
-    if (b->srcs.size() == 1) {
+    if (b->srcs.size() == 1 && four_bit(c.sdt)) {
+      uint32_t x = 1;  // every byte is two valid codes
+      for (int64_t i = 0; i < b->src_bytes; ++i) b->srcs[0]->data()[i] = (x = x * 1664525u + 1013904223u) >> 24;
+    } else if (b->srcs.size() == 1) {
       (void)testing::fill_random(b->src, b->srcs[0]->data(), {.seed = 1});
     } else {
       std::memcpy(b->srcs.back()->data(), b->srcs[0]->data(), bytes);
@@ -134,8 +157,41 @@ std::vector<float> oscale_values(const bench_case& c) {
   return v;
 }
 
+// The scales and zero points of a 4-bit case, as the attributes declare them.
+struct weight_quant {
+  memory_desc scale_md, zp_md;
+  std::vector<char> scales, zps;
+};
+
+weight_quant& weight_quant_of(const bench_case& c) {
+  static std::map<std::string, std::unique_ptr<weight_quant>> all;
+  auto& w = all[c.name];
+  if (!w) {
+    w = std::make_unique<weight_quant>();
+    const dim_t n = c.dims[0] / c.group * c.dims[1];
+    w->scale_md = *memory_desc::with_strides({n}, c.scale_dt, {1});
+    w->zp_md = *memory_desc::with_strides({n}, c.zp_dt, {1});
+    w->scales.resize(w->scale_md.size_bytes());
+    w->zps.resize(w->zp_md.size_bytes());
+    (void)testing::fill_random(w->scale_md, w->scales.data(), {.seed = 2, .lo = 0.5, .hi = 2});
+    (void)testing::fill_random(w->zp_md, w->zps.data(), {.seed = 3, .lo = 0, .hi = 15});
+  }
+  return *w;
+}
+
 primitive_attr attr_of(const bench_case& c) {
   primitive_attr a;
+  if (c.group != 0) {
+    const quant_param scale{.mask = 3, .dt = c.scale_dt, .groups = {c.group, 1}};
+    const quant_param zp{.mask = 3, .dt = c.zp_dt, .groups = {c.group, 1}};
+    if (four_bit(c.ddt)) {
+      a.dst_scales = scale;
+      a.dst_zero_points = zp;
+    } else {
+      a.src_scales = scale;
+      a.src_zero_points = zp;
+    }
+  }
   if (c.oscale != 0) a.oscale = output_scales{.mask = c.oscale_mask, .values = oscale_values(c)};
   if (c.beta != 0) a.sum = sum_post_op{.beta = c.beta};
   return a;
@@ -151,7 +207,7 @@ enum class impl { tessera, onednn, aten, memcpy };
 
 // The ATen equivalent of a case, when there is one (no scales, fixed dims, plain layouts).
 absl::Status aten_expresses(const bench_case& c) {
-  if (c.oscale != 0 || c.runtime_mask != 0) {
+  if (c.oscale != 0 || c.runtime_mask != 0 || c.group != 0) {
     return absl::UnimplementedError("scales and run-time dims have no ATen equivalent");
   }
   return bench::aten_reorder_expresses(*make_memory_desc(c.dims, c.sdt, c.stag),
@@ -177,9 +233,18 @@ void run(benchmark::State& state, const bench_case& c, impl which, int threads, 
       return;
     }
     state.SetLabel(r->impl_name());
+    exec_args quant;
+    if (c.group != 0) {
+      weight_quant& w = weight_quant_of(c);
+      const bool dst_side = four_bit(c.ddt);
+      quant.set(dst_side ? arg::dst_scales : arg::src_scales, {w.scale_md, w.scales.data()});
+      quant.set(dst_side ? arg::dst_zero_points : arg::src_zero_points, {w.zp_md, w.zps.data()});
+    }
     for (auto _ : state) {
-      absl::Status s = r->execute({{arg_from, {b.src, b.srcs[k]->data()}},
-                                   {arg_to, {b.dst, b.dsts[k]->data()}}});
+      exec_args args = quant;
+      args.set(arg_from, {b.src, b.srcs[k]->data()});
+      args.set(arg_to, {b.dst, b.dsts[k]->data()});
+      absl::Status s = r->execute(args);
       if (!s.ok()) state.SkipWithError(std::string(s.message()).c_str());
       k = (k + 1) % sets;
     }
@@ -187,12 +252,22 @@ void run(benchmark::State& state, const bench_case& c, impl which, int threads, 
     auto& eng = testing::cpu_engine();
     dnnl::primitive_attr dattr;
     if (c.oscale != 0) dattr.set_output_scales(c.oscale_mask, oscale_values(c));
+    if (c.group != 0) {
+      bench_case per_column = c;
+      per_column.oscale = 0.5f;
+      per_column.oscale_mask = 1 << 1;
+      dattr.set_output_scales(per_column.oscale_mask, oscale_values(per_column));
+    }
     if (c.beta != 0) {
       dnnl::post_ops po;
       po.append_sum(c.beta);
       dattr.set_post_ops(po);
     }
-    auto smd = *testing::to_dnnl(b.src), dmd = *testing::to_dnnl(b.dst);
+    const auto s8_for_4bit = [&](const memory_desc& m, const char* tag) {
+      return four_bit(m.dt()) ? *make_memory_desc(c.dims, data_type::s8, tag) : m;
+    };
+    auto smd = *testing::to_dnnl(s8_for_4bit(b.src, c.stag));
+    auto dmd = *testing::to_dnnl(s8_for_4bit(b.dst, c.dtag));
     dnnl::reorder::primitive_desc pd(eng, smd, eng, dmd, dattr);
     dnnl::reorder prim(pd);
     state.SetLabel(pd.impl_info_str());
