@@ -94,10 +94,11 @@ tessera::post_op decode_post_op(byte_reader& in, const std::vector<dim_t>& dims)
 
 // A post-op chain may cancel (logsoftmax divided by an operand, plus another): the kernels'
 // softmax error (4 eps relative, docs/softmax.md) then moves the chain's result far more than
-// benchdnn's threshold allows. The property checked is the chain applied to a softmax within
-// that bound: each expected value becomes the one nearest the kernel's among the references at
-// shifts 0 and +-4 eps (where the shifted results bracket it, the kernel's value itself). f64
-// dst: the reference's values, unshifted (its bound is 1e-12 relative).
+// benchdnn's threshold allows. The property checked is the chain, in f64 or in f32 steps (as the
+// vector kernels run it), applied to a softmax within that bound: each expected value becomes
+// the one nearest the kernel's among the references at shifts 0 and +-4 eps and the f32-step
+// reference (where they bracket it, the kernel's value itself). f64 dst: the reference's
+// values, unshifted (its bound is 1e-12 relative).
 std::vector<double> nearest_within_softmax_bound(
     tessera::softmax_alg alg, const memory_desc& src_md, const void* src, int axis,
     tessera::testing::softmax_reference_attr ref, const memory_desc& dst_md,
@@ -110,11 +111,15 @@ std::vector<double> nearest_within_softmax_bound(
   const auto up = tessera::testing::softmax_forward_reference(alg, src_md, src, axis, ref);
   ref.softmax_shift = -kSoftmaxBound;
   const auto down = tessera::testing::softmax_forward_reference(alg, src_md, src, axis, ref);
+  ref.softmax_shift = 0;
+  ref.f32_steps = true;
+  const auto f32 = tessera::testing::softmax_forward_reference(alg, src_md, src, axis, ref);
   std::vector<double> nearest(want);
   for (size_t i = 0; i < want.size() && i < got.size(); ++i) {
     if (std::isnan(want[i]) || std::isnan(up[i]) || std::isnan(down[i])) continue;
-    const double lo = std::min({want[i], up[i], down[i]});
-    const double hi = std::max({want[i], up[i], down[i]});
+    const bool f32_nan = std::isnan(f32[i]);
+    const double lo = std::min({want[i], up[i], down[i], f32_nan ? want[i] : f32[i]});
+    const double hi = std::max({want[i], up[i], down[i], f32_nan ? want[i] : f32[i]});
     nearest[i] = std::isnan(got[i]) ? want[i] : std::clamp(got[i], lo, hi);
   }
   return nearest;

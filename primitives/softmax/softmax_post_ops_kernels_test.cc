@@ -261,6 +261,42 @@ TEST(SoftmaxPostOpsKernels, ScalesAroundTheChain) {
   }
 }
 
+// The chain runs in f32: a sub that absorbs a tiny softmax value (s - (-1) = 1 in f32) makes a
+// following comparison with 1 false where f64 would find it true. Rows of u8 logits put most
+// results far below 1e-7; every element then equals the reference whose post-op results are
+// rounded to f32 step by step (testing::softmax_reference_attr::f32_steps).
+TEST(SoftmaxPostOpsKernels, ComparisonsSeeTheF32Chain) {
+  const memory_desc in = plain({10, 2, 9, 5}, data_type::u8, {1, 3, 0, 2});
+  const memory_desc out = plain({10, 2, 9, 5}, data_type::f32, {1, 3, 0, 2});
+  const memory_desc sub = plain({10, 1, 1, 5}, data_type::s8);
+  const memory_desc cmp = plain({10, 2, 9, 1}, data_type::u8);
+  primitive_attr attr;
+  attr.post_ops = {post_op::binary(binary_alg::sub, sub), post_op::binary(binary_alg::gt, cmp)};
+  std::vector<uint8_t> x(static_cast<size_t>(in.nelems()));
+  std::mt19937 gen(5);
+  for (auto& v : x) v = static_cast<uint8_t>(gen());
+  std::vector<int8_t> minus_one(50, -1);
+  std::vector<uint8_t> one(180, 1);
+  testing::softmax_reference_attr ref;
+  ref.post_ops = attr.post_ops;
+  ref.post_op_src1 = {minus_one.data(), one.data()};
+  ref.f32_steps = true;
+  const auto want = testing::softmax_forward_reference(softmax_alg::softmax, in, x.data(), 3, ref);
+  ref.f32_steps = false;
+  const auto f64_chain = testing::softmax_forward_reference(softmax_alg::softmax, in, x.data(), 3, ref);
+  ASSERT_NE(want, f64_chain) << "no element tells the two chains apart";
+  for (const std::string& filter : vector_filters()) {
+    auto fwd = softmax_forward::create(softmax_alg::softmax, in, out, 3, attr, {.impl_filter = filter});
+    ASSERT_TRUE(fwd.ok()) << fwd.status();
+    std::vector<float> y(x.size(), -9.f);
+    exec_args args{{arg::src, {in, x.data()}}, {arg::dst, {out, y.data()}}};
+    args.set(post_op_src1{0}, {sub, minus_one.data()});
+    args.set(post_op_src1{1}, {cmp, one.data()});
+    ASSERT_TRUE(fwd->execute(args).ok());
+    EXPECT_EQ(testing::read_logical(out, y.data()), want) << fwd->impl_name();
+  }
+}
+
 // -Inf rows: softmax_inf_as_zero's zeros go through the chain (0 + operand), as in the reference.
 TEST(SoftmaxPostOpsKernels, InfAsZeroRowsGoThroughTheChain) {
   const memory_desc md = plain({2, 20}, data_type::f32);

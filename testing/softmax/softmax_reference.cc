@@ -193,12 +193,13 @@ std::vector<double> softmax_forward_reference(softmax_alg alg, const memory_desc
       const post_op& op = attr.post_ops[i];
       if (op.kind == post_op_kind::eltwise) {
         v = eltwise_f64(op, v);
-        continue;
+      } else {
+        for (size_t d = 0; d < idx.size(); ++d) at[d] = op.src1.dims()[d] == 1 ? 0 : idx[d];
+        const double b = read_one(op.src1, attr.post_op_src1[i],
+                                  op.src1.offset({at.data(), idx.size()}));
+        v = binary_f64(op.binary_algorithm, v, b);
       }
-      for (size_t d = 0; d < idx.size(); ++d) at[d] = op.src1.dims()[d] == 1 ? 0 : idx[d];
-      const double b = read_one(op.src1, attr.post_op_src1[i],
-                                op.src1.offset({at.data(), idx.size()}));
-      v = binary_f64(op.binary_algorithm, v, b);
+      if (attr.f32_steps) v = static_cast<float>(v);
     }
     y[pos] = v / attr.dst_scale;
   });

@@ -45,6 +45,10 @@ struct softmax_reference_attr {
   // The value the chain starts from is softmax(src) * src_scale * (1 + softmax_shift), so that a
   // check can see how far the kernel's own softmax error (a few eps) moves the chain's result.
   double softmax_shift = 0.0;
+  // Each post-op's result rounded to f32, as the vector kernels compute the chain (in f32): a
+  // check can then accept what f32 arithmetic makes of a discontinuous step (a comparison after
+  // a sub that absorbs a tiny softmax value: 1 + 1e-10 > 1 is false in f32, true in f64).
+  bool f32_steps = false;
 };
 // oneDNN 3.x's order, all in f64: dst = post_ops(softmax(src) * src_scale) / dst_scale, each
 // binary operand read at the dst element's logical index with its broadcast dims at 0. The
