@@ -22,6 +22,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "tessera/core/convert.h"
 #include "tessera/primitives/common/post_ops.h"
 #include "tessera/formats/md_string.h"
 #include "tessera/primitives/softmax/softmax.h"
@@ -92,13 +93,22 @@ tessera::post_op decode_post_op(byte_reader& in, const std::vector<dim_t>& dims)
                                   *memory_desc::with_strides(src1_dims, dt, strides));
 }
 
+// What the kernels store for a NaN result in dst's type (NaN for the floating types; for the
+// integer ones the conversion's rule, <tessera/core/convert.h>).
+double nan_stored_as(data_type dt) {
+  return tessera::visit_data_type(dt, [](auto tag) -> double {
+    return tessera::to_f64(tessera::from_f32<decltype(tag)>(std::nanf("")));
+  });
+}
+
 // A post-op chain may cancel (logsoftmax divided by an operand, plus another): the kernels'
 // softmax error (4 eps relative, docs/softmax.md) then moves the chain's result far more than
 // benchdnn's threshold allows. The property checked is the chain, in f64 or in f32 steps (as the
 // vector kernels run it), applied to a softmax within that bound: each expected value becomes
 // the one nearest the kernel's among the references at shifts 0 and +-4 eps and the f32-step
-// reference (where they bracket it, the kernel's value itself). f64 dst: the reference's
-// values, unshifted (its bound is 1e-12 relative).
+// reference (where they bracket it, the kernel's value itself); where the f32 steps give NaN (a
+// result that underflows f32, then divided by 0), the kernel's NaN as dst stores it. f64 dst:
+// the reference's values, unshifted (its bound is 1e-12 relative).
 std::vector<double> nearest_within_softmax_bound(
     tessera::softmax_alg alg, const memory_desc& src_md, const void* src, int axis,
     tessera::testing::softmax_reference_attr ref, const memory_desc& dst_md,
@@ -115,9 +125,14 @@ std::vector<double> nearest_within_softmax_bound(
   ref.f32_steps = true;
   const auto f32 = tessera::testing::softmax_forward_reference(alg, src_md, src, axis, ref);
   std::vector<double> nearest(want);
+  const double stored_nan = nan_stored_as(dst_md.dt());
   for (size_t i = 0; i < want.size() && i < got.size(); ++i) {
-    if (std::isnan(want[i]) || std::isnan(up[i]) || std::isnan(down[i])) continue;
     const bool f32_nan = std::isnan(f32[i]);
+    if (f32_nan && (std::isnan(got[i]) || got[i] == stored_nan)) {
+      nearest[i] = got[i];
+      continue;
+    }
+    if (std::isnan(want[i]) || std::isnan(up[i]) || std::isnan(down[i])) continue;
     const double lo = std::min({want[i], up[i], down[i], f32_nan ? want[i] : f32[i]});
     const double hi = std::max({want[i], up[i], down[i], f32_nan ? want[i] : f32[i]});
     nearest[i] = std::isnan(got[i]) ? want[i] : std::clamp(got[i], lo, hi);
