@@ -107,7 +107,8 @@ double nan_stored_as(data_type dt) {
 // vector kernels run it), applied to a softmax within that bound: each expected value becomes
 // the one nearest the kernel's among the references at shifts 0 and +-4 eps and the f32-step
 // reference (where they bracket it, the kernel's value itself); where the f32 steps give NaN (a
-// result that underflows f32, then divided by 0), the kernel's NaN as dst stores it. f64 dst:
+// result that underflows f32, then divided by 0), the kernel's NaN as dst stores it; where only
+// f64 gives NaN (sqrt of a tiny negative that f32 rounds to -0), the f32 steps' value. f64 dst:
 // the reference's values, unshifted (its bound is 1e-12 relative).
 std::vector<double> nearest_within_softmax_bound(
     tessera::softmax_alg alg, const memory_desc& src_md, const void* src, int axis,
@@ -130,6 +131,11 @@ std::vector<double> nearest_within_softmax_bound(
     const bool f32_nan = std::isnan(f32[i]);
     if (f32_nan && (std::isnan(got[i]) || got[i] == stored_nan)) {
       nearest[i] = got[i];
+      continue;
+    }
+    // NaN in f64 only (sqrt of a tiny negative value that f32 rounds to -0): the f32 steps' value.
+    if (std::isnan(want[i]) && !f32_nan && !std::isnan(got[i])) {
+      nearest[i] = f32[i];
       continue;
     }
     if (std::isnan(want[i]) || std::isnan(up[i]) || std::isnan(down[i])) continue;
