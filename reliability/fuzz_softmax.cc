@@ -133,8 +133,9 @@ std::vector<double> nearest_within_softmax_bound(
       nearest[i] = got[i];
       continue;
     }
-    // NaN in f64 only (sqrt of a tiny negative value that f32 rounds to -0): the f32 steps' value.
-    if (std::isnan(want[i]) && !f32_nan && !std::isnan(got[i])) {
+    // NaN in f64 only (sqrt of a tiny negative value that f32 rounds to -0): the f32 steps' value,
+    // unless the kernel stored the NaN (the reference kernel runs the chain in f64).
+    if (std::isnan(want[i]) && !f32_nan && !std::isnan(got[i]) && got[i] != stored_nan) {
       nearest[i] = f32[i];
       continue;
     }
