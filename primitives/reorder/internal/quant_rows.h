@@ -2,10 +2,11 @@
 // back, with scales and zero points per column or one per row, applied in apply_one's order on
 // f32 lanes. Per-ISA code: included only from vector_kernels.cc (simd/per_isa.h).
 //
-// Every element, the row's last partial vector included, takes the one vector path: the tail is
-// copied into a vector's worth of local buffers and back, so vector and tail agree by
-// construction, and both agree with the element-wise reference (s4 / u4 round half to even and
-// saturate, NaN -> 7 / 0, as <tessera/core/low_precision.h>).
+// Every element takes the one vector path: the elements before the wide side's first cache line
+// and the row's last partial vector are copied into a vector's worth of local buffers and back,
+// so partial and whole vectors agree by construction, and all agree with the element-wise
+// reference (s4 / u4 round half to even and saturate, NaN -> 7 / 0, as
+// <tessera/core/low_precision.h>).
 #ifndef TESSERA_PRIMITIVES_REORDER_INTERNAL_QUANT_ROWS_H_
 #define TESSERA_PRIMITIVES_REORDER_INTERNAL_QUANT_ROWS_H_
 
