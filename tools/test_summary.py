@@ -8,7 +8,9 @@ Reads the build-event file(s) of the run: every test target's test.xml (fresh or
 and each <testcase> counts once; skipped cases are not counted, but each is named on a line of its
 own with its reason (an AVX-512 case on an AVX2 machine, say), so that a skip is never silent. A
 test target that did not build, or that failed without writing any case (crash, timeout),
-counts as one failure, so a red run can never print "0 failed". Exits 1 when anything failed.
+counts as one failure, so a red run can never print "0 failed"; each failed case or target is
+named on a FAILED line just above the count, so the tail of a log says what broke. Exits 1 when
+anything failed.
 """
 import json
 import sys
@@ -36,7 +38,7 @@ def summarize(path):
                     if out["name"] == "test.xml":
                         xml_files.setdefault(label, []).append(urllib.parse.urlparse(out["uri"]).path)
     passed = failed = 0
-    skipped = []
+    skipped, failures = [], []
     for label in sorted(test_targets):
         cases_passed = cases_failed = 0
         for xml in xml_files.get(label, []):
@@ -54,31 +56,36 @@ def summarize(path):
                     continue
                 if case.find("failure") is not None or case.find("error") is not None:
                     cases_failed += 1
+                    failures.append("%s.%s (%s)" % (case.get("classname"), case.get("name"), label))
                 else:
                     cases_passed += 1
         status = overall.get(label)
         target_ok = status in ("PASSED", "FLAKY")
         if status is None and not built.get(label, False):
-            print("NOT BUILT: %s" % label, file=sys.stderr)
+            failures.append("%s: not built" % label)
             cases_failed = max(cases_failed, 1)
         elif status is not None and not target_ok and cases_failed == 0:
-            print("%s: %s" % (status, label), file=sys.stderr)
+            failures.append("%s: %s, no failed case recorded" % (label, status))
             cases_failed = 1
         passed += cases_passed
         failed += cases_failed
-    return passed, failed, skipped
+    return passed, failed, skipped, failures
 
 
 def main(paths):
     passed = failed = 0
     skipped = set()  # a case skipped in several runs (plain, ASan) is named once
+    failures = []
     for p in paths:
-        run_passed, run_failed, run_skipped = summarize(p)
+        run_passed, run_failed, run_skipped, run_failures = summarize(p)
         passed += run_passed
         failed += run_failed
         skipped.update(run_skipped)
+        failures.extend("%s in %s" % (f, p) for f in run_failures)
     for line in sorted(skipped):
         print("SKIPPED: " + line)
+    for line in failures:
+        print("FAILED: " + line)
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 
