@@ -105,11 +105,13 @@ double nan_stored_as(data_type dt) {
 // softmax error (4 eps relative, docs/softmax.md) then moves the chain's result far more than
 // benchdnn's threshold allows. The property checked is the chain, in f64 or in f32 steps (as the
 // vector kernels run it), applied to a softmax within that bound: each expected value becomes
-// the one nearest the kernel's among the references at shifts 0 and +-4 eps and the f32-step
-// reference (where they bracket it, the kernel's value itself); where the f32 steps give NaN (a
-// result that underflows f32, then divided by 0), the kernel's NaN as dst stores it; where only
-// f64 gives NaN (sqrt of a tiny negative that f32 rounds to -0), the f32 steps' value. f64 dst:
-// the reference's values, unshifted (its bound is 1e-12 relative).
+// the one nearest the kernel's among the references at shifts 0 and +-4 eps, each in f64 and in
+// f32 steps (where they bracket it, the kernel's value itself). A shift that makes the chain NaN
+// (1 - s below zero under a sqrt) is left out of the bracket, which the others still bound. Where
+// the f32 steps give NaN at the unshifted softmax (a result that underflows f32, then divided by
+// 0), the kernel's NaN as dst stores it; where only f64 gives NaN (sqrt of a tiny negative that
+// f32 rounds to -0), the f32 steps' value. f64 dst: the reference's values, unshifted (its bound
+// is 1e-12 relative).
 std::vector<double> nearest_within_softmax_bound(
     tessera::softmax_alg alg, const memory_desc& src_md, const void* src, int axis,
     tessera::testing::softmax_reference_attr ref, const memory_desc& dst_md,
@@ -118,13 +120,16 @@ std::vector<double> nearest_within_softmax_bound(
                                                                                axis, ref);
   if (ref.post_ops.empty() || dst_md.dt() == data_type::f64) return want;
   constexpr double kSoftmaxBound = 4 * 0x1p-23;
-  ref.softmax_shift = kSoftmaxBound;
-  const auto up = tessera::testing::softmax_forward_reference(alg, src_md, src, axis, ref);
-  ref.softmax_shift = -kSoftmaxBound;
-  const auto down = tessera::testing::softmax_forward_reference(alg, src_md, src, axis, ref);
-  ref.softmax_shift = 0;
-  ref.f32_steps = true;
-  const auto f32 = tessera::testing::softmax_forward_reference(alg, src_md, src, axis, ref);
+  std::vector<std::vector<double>> bracket;  // every reference but `want`, at each shift and mode
+  for (bool f32_steps : {false, true}) {
+    for (double shift : {-kSoftmaxBound, 0.0, kSoftmaxBound}) {
+      if (!f32_steps && shift == 0) continue;
+      ref.f32_steps = f32_steps;
+      ref.softmax_shift = shift;
+      bracket.push_back(tessera::testing::softmax_forward_reference(alg, src_md, src, axis, ref));
+    }
+  }
+  const std::vector<double>& f32 = bracket[3];  // f32 steps, unshifted
   std::vector<double> nearest(want);
   const double stored_nan = nan_stored_as(dst_md.dt());
   for (size_t i = 0; i < want.size() && i < got.size(); ++i) {
@@ -139,10 +144,14 @@ std::vector<double> nearest_within_softmax_bound(
       nearest[i] = f32[i];
       continue;
     }
-    if (std::isnan(want[i]) || std::isnan(up[i]) || std::isnan(down[i])) continue;
-    const double lo = std::min({want[i], up[i], down[i], f32_nan ? want[i] : f32[i]});
-    const double hi = std::max({want[i], up[i], down[i], f32_nan ? want[i] : f32[i]});
-    nearest[i] = std::isnan(got[i]) ? want[i] : std::clamp(got[i], lo, hi);
+    if (std::isnan(want[i]) || std::isnan(got[i])) continue;
+    double lo = want[i], hi = want[i];
+    for (const std::vector<double>& r : bracket) {
+      if (std::isnan(r[i])) continue;
+      lo = std::min(lo, r[i]);
+      hi = std::max(hi, r[i]);
+    }
+    nearest[i] = std::clamp(got[i], lo, hi);
   }
   return nearest;
 }
