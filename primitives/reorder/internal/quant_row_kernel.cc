@@ -13,6 +13,7 @@
 #include "tessera/primitives/reorder/internal/nest_walk.h"
 #include "tessera/primitives/reorder/internal/plan.h"
 #include "tessera/primitives/runtime/threads.h"
+#include "tessera/simd/memory.h"
 
 namespace tessera::reorder_internal {
 namespace {
@@ -81,6 +82,10 @@ operand_rows operand_of(const plan& p, arg which, const void* values) {
 void widen_values(data_type dt, const void* values, int64_t first, int64_t count, int64_t repeat,
                   float* out) {
   auto fill = [&](auto value_at) {
+    if (repeat == 1) {  // one value per column: a loop the compiler vectorizes
+      for (int64_t g = 0; g < count; ++g) out[g] = value_at(first + g);
+      return;
+    }
     for (int64_t g = 0; g < count; ++g) {
       const float v = value_at(first + g);
       for (int64_t k = 0; k < repeat; ++k) *out++ = v;
@@ -183,6 +188,7 @@ void run_kernel(const plan& p, const quant_rows_state& s, const exec_ctx& ctx) {
                         values[2].for_row(dims, r), values[3].for_row(dims, r)};
       s.row(src + r * src_row_bytes, dst + r * dst_row_bytes, n, q, s.stream_stores);
     }
+    if (s.stream_stores) simd::store_fence();  // streamed stores visible before the task ends
   });
 }
 

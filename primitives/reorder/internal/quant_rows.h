@@ -130,7 +130,8 @@ inline constexpr bool kStreamable = kAvx512<Arch> && (D == data_type::f32 || D =
 // --benchmark_filter='4096_g'`).
 inline constexpr int64_t kPrefetchBytes = 4096;
 
-// stream: dst is large; with AVX-512, f32 and bf16 stores then go around the cache.
+// stream: dst is large; with AVX-512, f32 and bf16 stores then go around the cache, and the
+// caller fences them (simd::store_fence) once its rows are done.
 template <class Arch, data_type S, data_type D>
 void quant_row(const void* src, void* dst, int64_t n, const row_quant& given, bool stream) {
   // A local copy: the byte stores of a 4-bit dst may alias anything, and the compiler would
@@ -143,15 +144,19 @@ void quant_row(const void* src, void* dst, int64_t n, const row_quant& given, bo
   constexpr bool kWideSrc = !is_nibble_v<S>;
   constexpr int64_t kWideBytes = kWideSrc ? row_bytes<S>(1) : row_bytes<D>(1);
   const auto wide = reinterpret_cast<uintptr_t>(kWideSrc ? src : dst);
-  int64_t head = wide % kWideBytes == 0 ? static_cast<int64_t>((64 - wide % 64) % 64) / kWideBytes : 0;
+  int64_t head =
+      wide % kWideBytes == 0 ? static_cast<int64_t>((64 - wide % 64) % 64) / kWideBytes : 0;
   if (head % 2 != 0 || head > n) head = 0;
   int64_t j = 0;
-  for (; j < head; j += kLanes) quant_row_partial<Arch, S, D>(src, dst, j, std::min(kLanes, head - j), q);
+  for (; j < head; j += kLanes) {
+    quant_row_partial<Arch, S, D>(src, dst, j, std::min(kLanes, head - j), q);
+  }
   j = head;
+  const auto dst_at_j = reinterpret_cast<uintptr_t>(static_cast<char*>(dst) + row_bytes<D>(j));
+  const bool on_line = dst_at_j % 64 == 0;
   if constexpr (kStreamable<Arch, D>) {
-    if (stream && reinterpret_cast<uintptr_t>(static_cast<char*>(dst) + row_bytes<D>(j)) % 64 == 0) {
+    if (stream && on_line) {
       for (; j + kLanes <= n; j += kLanes) quant_row_vector<Arch, S, D, true>(src, dst, j, q);
-      simd::store_fence();  // streamed stores visible before the task ends
     }
   }
   if constexpr (kWideSrc) {
