@@ -152,10 +152,9 @@ void quant_row(const void* src, void* dst, int64_t n, const row_quant& given, bo
     quant_row_partial<Arch, S, D>(src, dst, j, std::min(kLanes, head - j), q);
   }
   j = head;
-  const auto dst_at_j = reinterpret_cast<uintptr_t>(static_cast<char*>(dst) + row_bytes<D>(j));
-  const bool on_line = dst_at_j % 64 == 0;
   if constexpr (kStreamable<Arch, D>) {
-    if (stream && on_line) {
+    const auto dst_at_j = reinterpret_cast<uintptr_t>(static_cast<char*>(dst) + row_bytes<D>(j));
+    if (stream && dst_at_j % 64 == 0) {
       for (; j + kLanes <= n; j += kLanes) quant_row_vector<Arch, S, D, true>(src, dst, j, q);
     }
   }
