@@ -30,8 +30,13 @@ enum class binary_alg { add, sub, mul, div, max, min, ge, gt, le, lt, eq, ne };
 // eltwise algorithms, oneDNN's formulas with alpha and beta:
 //   linear: alpha * x + beta     relu: x > 0 ? x : alpha * x     clip: min(max(x, alpha), beta)
 //   abs: |x|    square: x * x    sqrt: sqrt(x)    exp: e^x    tanh: tanh(x)
-//   logistic: 1 / (1 + e^-x)
+//   logistic: 1 / (1 + e^-x), and 0 where x <= kLogisticZeroAtOrBelow
 enum class eltwise_alg { linear, relu, clip, abs, square, sqrt, exp, tanh, logistic };
+
+// oneDNN's logistic is 0 where e^-x overflows f32 (x at or below -ln(FLT_MAX), rounded to f32),
+// not the f32 denormal of the exact function: every path (kernels, references) returns that 0,
+// so that a division by a zero operand after it gives oneDNN's NaN.
+inline constexpr float kLogisticZeroAtOrBelow = -88.72283172607421875f;
 
 enum class post_op_kind { eltwise, binary };
 
@@ -112,7 +117,8 @@ T apply_eltwise(eltwise_alg alg, T alpha, T beta, T x) {
     case eltwise_alg::sqrt: return std::sqrt(x);
     case eltwise_alg::exp: return std::exp(x);
     case eltwise_alg::tanh: return std::tanh(x);
-    case eltwise_alg::logistic: return T(1) / (T(1) + std::exp(-x));
+    case eltwise_alg::logistic:
+      return x <= T(kLogisticZeroAtOrBelow) ? T(0) : T(1) / (T(1) + std::exp(-x));
   }
   return x;
 }

@@ -84,6 +84,9 @@ TEST(PostOps, ScalarOperationsFollowOneDnnsFormulas) {
   EXPECT_EQ(apply_eltwise(eltwise_alg::square, 0.f, 0.f, -3.f), 9.f);
   EXPECT_EQ(apply_eltwise(eltwise_alg::sqrt, 0.f, 0.f, 9.f), 3.f);
   EXPECT_FLOAT_EQ(apply_eltwise(eltwise_alg::logistic, 0.f, 0.f, 0.f), 0.5f);
+  EXPECT_EQ(apply_eltwise(eltwise_alg::logistic, 0.f, 0.f, kLogisticZeroAtOrBelow), 0.f);
+  EXPECT_GT(apply_eltwise(eltwise_alg::logistic, 0.f, 0.f, -88.f), 0.f);
+  EXPECT_EQ(apply_eltwise(eltwise_alg::logistic, 0.0, 0.0, -100.0), 0.0);
   EXPECT_EQ(apply_binary(binary_alg::sub, 1.f, 3.f), -2.f);
   EXPECT_EQ(apply_binary(binary_alg::div, 1.f, 4.f), 0.25f);
   EXPECT_EQ(apply_binary(binary_alg::max, 1.f, 4.f), 4.f);

@@ -171,6 +171,42 @@ TEST(SoftmaxPostOpsKernels, TanhIsRelativelyAccurateNearZero) {
   }
 }
 
+// logistic is 0 at and below kLogisticZeroAtOrBelow (oneDNN's definition, not the exact
+// function's f32 denormal): divided by a zero operand, logsoftmax outputs there give NaN (0 / 0)
+// and the ones above it +Inf, on every path.
+TEST(SoftmaxPostOpsKernels, LogisticIsZeroWhereItsExpOverflows) {
+  const memory_desc md = plain({2, 37}, data_type::f32);
+  const memory_desc zero_md = plain({1, 1}, data_type::f32);
+  primitive_attr attr;
+  attr.post_ops = {post_op::eltwise(eltwise_alg::logistic),
+                   post_op::binary(binary_alg::div, zero_md)};
+  std::vector<float> x(static_cast<size_t>(md.nelems()));
+  for (size_t i = 0; i < x.size(); ++i) x[i] = -2.9f * static_cast<float>(i % 37);  // to -104
+  float zero = 0.f;
+  testing::softmax_reference_attr ref;
+  ref.post_ops = attr.post_ops;
+  ref.post_op_src1 = {nullptr, &zero};
+  const std::vector<double> want =
+      testing::softmax_forward_reference(softmax_alg::logsoftmax, md, x.data(), 1, ref);
+  ASSERT_TRUE(std::isnan(want[36]) && std::isinf(want[0]));  // both sides of the bound
+  for (const std::string& filter : softmax_test::kernel_filters()) {
+    auto fwd = softmax_forward::create(softmax_alg::logsoftmax, md, md, 1, attr,
+                                       {.impl_filter = filter});
+    ASSERT_TRUE(fwd.ok()) << fwd.status();
+    std::vector<float> y(x.size(), -9.f);
+    exec_args args{{arg::src, {md, x.data()}}, {arg::dst, {md, y.data()}}};
+    args.set(post_op_src1{1}, {zero_md, &zero});
+    ASSERT_TRUE(fwd->execute(args).ok());
+    for (size_t i = 0; i < y.size(); ++i) {
+      if (std::isnan(want[i])) {
+        EXPECT_TRUE(std::isnan(y[i])) << fwd->impl_name() << " element " << i;
+      } else {
+        EXPECT_EQ(y[i], want[i]) << fwd->impl_name() << " element " << i;
+      }
+    }
+  }
+}
+
 TEST(SoftmaxPostOpsKernels, EveryEltwiseAlgorithmOnEveryAlgorithm) {
   const post_op eltwise[] = {
       post_op::eltwise(eltwise_alg::linear, 0.5f, 2.f), post_op::eltwise(eltwise_alg::relu, 0.25f),

@@ -153,7 +153,7 @@ double eltwise_f64(const post_op& op, double x) {
     case eltwise_alg::sqrt: return std::sqrt(x);
     case eltwise_alg::exp: return std::exp(x);
     case eltwise_alg::tanh: return std::tanh(x);
-    case eltwise_alg::logistic: return 1 / (1 + std::exp(-x));
+    case eltwise_alg::logistic: return x <= kLogisticZeroAtOrBelow ? 0 : 1 / (1 + std::exp(-x));
   }
   return std::numeric_limits<double>::quiet_NaN();
 }

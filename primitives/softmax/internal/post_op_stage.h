@@ -71,7 +71,9 @@ vf<A> eltwise_f32(const post_op_step& s, vf<A> x) {
       const F near = simd::fused_fma(x * x2, p, x);
       return ts::select(ax < F(0.25f), near, far);
     }
-    case eltwise_alg::logistic: return F(1.f) / (F(1.f) + simd::exp_f32<A>(-x));
+    case eltwise_alg::logistic:  // select keeps a NaN x (its compare is false)
+      return ts::select(x <= F(kLogisticZeroAtOrBelow), F(0.f),
+                        F(1.f) / (F(1.f) + simd::exp_f32<A>(-x)));
   }
   return x;
 }
