@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -106,12 +107,13 @@ double nan_stored_as(data_type dt) {
 // benchdnn's threshold allows. The property checked is the chain, in f64 or in f32 steps (as the
 // vector kernels run it), applied to a softmax within that bound: each expected value becomes
 // the one nearest the kernel's among the references at shifts 0 and +-4 eps, each in f64 and in
-// f32 steps (where they bracket it, the kernel's value itself). A shift that makes the chain NaN
-// (1 - s below zero under a sqrt) is left out of the bracket, which the others still bound. Where
-// the f32 steps give NaN at the unshifted softmax (a result that underflows f32, then divided by
-// 0), the kernel's NaN as dst stores it; where only f64 gives NaN (sqrt of a tiny negative that
-// f32 rounds to -0), the f32 steps' value. f64 dst: the reference's values, unshifted (its bound
-// is 1e-12 relative).
+// f32 steps (where they bracket it, the kernel's value itself), and in f32 steps from the
+// unshifted softmax's subnormal neighbours (an f32 softmax below FLT_MIN is within one subnormal
+// step of the correctly rounded value, which the src scale can round to either side of 0). A
+// reference that is NaN (1 - s below zero under a sqrt) is left out of the bracket, which the
+// others still bound. Where an f32 chain from the unshifted softmax or a neighbour gives NaN (a
+// result that underflows f32, then divided by 0), the kernel's NaN as dst stores it. f64 dst: the
+// reference's values, unshifted (its bound is 1e-12 relative).
 std::vector<double> nearest_within_softmax_bound(
     tessera::softmax_alg alg, const memory_desc& src_md, const void* src, int axis,
     tessera::testing::softmax_reference_attr ref, const memory_desc& dst_md,
@@ -129,29 +131,33 @@ std::vector<double> nearest_within_softmax_bound(
       bracket.push_back(tessera::testing::softmax_forward_reference(alg, src_md, src, axis, ref));
     }
   }
-  const std::vector<double>& f32 = bracket[3];  // f32 steps, unshifted
+  ref.softmax_shift = 0;
+  for (int steps : {-1, 1}) {  // f32 steps from the subnormal neighbours of the softmax value
+    ref.subnormal_start_steps = steps;
+    bracket.push_back(tessera::testing::softmax_forward_reference(alg, src_md, src, axis, ref));
+  }
+  // The f32 chains from the unshifted softmax and its subnormal neighbours.
+  const std::vector<double>* f32_starts[] = {&bracket[3], &bracket[5], &bracket[6]};
   std::vector<double> nearest(want);
   const double stored_nan = nan_stored_as(dst_md.dt());
   for (size_t i = 0; i < want.size() && i < got.size(); ++i) {
-    const bool f32_nan = std::isnan(f32[i]);
+    const bool f32_nan = std::any_of(std::begin(f32_starts), std::end(f32_starts),
+                                     [&](const std::vector<double>* r) { return std::isnan((*r)[i]); });
     if (f32_nan && (std::isnan(got[i]) || got[i] == stored_nan)) {
       nearest[i] = got[i];
       continue;
     }
-    // NaN in f64 only (sqrt of a tiny negative value that f32 rounds to -0): the f32 steps' value,
-    // unless the kernel stored the NaN (the reference kernel runs the chain in f64).
-    if (std::isnan(want[i]) && !f32_nan && !std::isnan(got[i]) && got[i] != stored_nan) {
-      nearest[i] = f32[i];
-      continue;
-    }
-    if (std::isnan(want[i]) || std::isnan(got[i])) continue;
-    double lo = want[i], hi = want[i];
+    if (std::isnan(got[i])) continue;
+    // A number: the nearest within every reference that is one (NaN in f64 only, e.g. sqrt of
+    // a tiny negative value that f32 rounds to -0, leaves the f32 steps' values).
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    if (!std::isnan(want[i])) lo = hi = want[i];
     for (const std::vector<double>& r : bracket) {
       if (std::isnan(r[i])) continue;
       lo = std::min(lo, r[i]);
       hi = std::max(hi, r[i]);
     }
-    nearest[i] = std::clamp(got[i], lo, hi);
+    if (lo <= hi) nearest[i] = std::clamp(got[i], lo, hi);
   }
   return nearest;
 }

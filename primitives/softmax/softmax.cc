@@ -236,7 +236,8 @@ void run(const plan& pl, const void* in0, const void* in1, void* out, double out
   // Enough work per chunk to pay for a task: ~32K elements.
   const dim_t min_chunk = std::max<dim_t>(1, 32768 / pl.work_per_item);
   if (prob.out.nelems() > 0) {
-    if (pl.kind == kernel_kind::ref || !scale_fits_f32(out_scale)) {
+    if (pl.kind == kernel_kind::ref || !scale_fits_f32(out_scale) ||
+        !scale_fits_f32(post_op_scale)) {
       softmax_internal::ref_buffers buf{in0, in1, out, out_scale, post_op_scale,
                                         std::move(post_op_src1)};
       parallel_for(softmax_internal::ref_row_count(prob), min_chunk, [&](int64_t b, int64_t e) {
@@ -248,6 +249,7 @@ void run(const plan& pl, const void* in0, const void* in1, void* out, double out
       k.in1 = in1 ? at_offset0(in1, prob.in1) : nullptr;
       k.out = const_cast<void*>(at_offset0(out, prob.out));
       k.out_scale = static_cast<float>(out_scale);
+      k.post_op_scale = static_cast<float>(post_op_scale);
       softmax_internal::post_op_chain chain;
       if (pl.post_ops.count > 0) {
         chain = pl.post_ops;

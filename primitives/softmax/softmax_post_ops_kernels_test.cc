@@ -1,6 +1,8 @@
 // The vector kernels' post-ops (forward_post_ops.h) against the f64 reference on every ISA the
 // CPU has, dense and strided: every binary algorithm with every broadcast and operand type, every
-// eltwise algorithm, chained. The bound (docs/softmax.md): |y - ref| <= 4e-6 * max(1, |ref|).
+// eltwise algorithm, chained, and src / dst scales around the chain into f32, s8 and u8. The
+// bound (docs/softmax.md): |y - ref| <= 4e-6 * max(1 / dst_scale, |ref|), plus half a step into
+// s8 / u8 (the reference's value is not rounded).
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -52,20 +54,34 @@ std::vector<std::vector<dim_t>> operand_shapes(const std::vector<dim_t>& dims) {
   return {common, per_oc, dims, edges};
 }
 
+// The dst type and the scales of a case (given with the attributes' src_scales / dst_scales).
+struct output_case {
+  data_type dt = data_type::f32;
+  float src_scale = 1.f, dst_scale = 1.f;
+};
+
 // Runs `attr` on the kernel `filter` and on the reference; expects the bound, and NaN where the
 // reference has NaN. The binary operands hold small positive values; with nan_operands, every
 // third element of a floating-point operand is NaN.
 void expect_matches_reference(const layout_case& lc, softmax_alg alg, const primitive_attr& attr,
                               const std::string& filter, const std::string& what,
-                              bool nan_operands = false) {
+                              bool nan_operands = false, const output_case& out = {}) {
   const memory_desc md = plain(lc.dims, data_type::f32, lc.order);
-  auto fwd = softmax_forward::create(alg, md, md, lc.axis, attr, {.impl_filter = filter});
+  const memory_desc dst_md = plain(lc.dims, out.dt, lc.order);
+  auto fwd = softmax_forward::create(alg, md, dst_md, lc.axis, attr, {.impl_filter = filter});
   ASSERT_TRUE(fwd.ok()) << fwd.status() << " " << what;
   ASSERT_NE(fwd->impl_name().find(lc.kernel), std::string::npos) << fwd->impl_name();
-  std::vector<float> x = random_src(md.nelems(), 7), y(x.size(), -9.f);
+  std::vector<float> x = random_src(md.nelems(), 7);
+  std::vector<uint8_t> y = buffer(dst_md, 0xA5);
   std::vector<std::vector<uint8_t>> operands(attr.post_ops.size());
-  exec_args args{{arg::src, {md, x.data()}}, {arg::dst, {md, y.data()}}};
+  exec_args args{{arg::src, {md, x.data()}}, {arg::dst, {dst_md, y.data()}}};
+  const memory_desc one = plain({1}, data_type::f32);
+  float src_scale = out.src_scale, dst_scale = out.dst_scale;
+  if (attr.src_scales) args.set(arg::src_scales, {one, &src_scale});
+  if (attr.dst_scales) args.set(arg::dst_scales, {one, &dst_scale});
   testing::softmax_reference_attr ref;
+  ref.src_scale = attr.src_scales ? src_scale : 1.0;
+  ref.dst_scale = attr.dst_scales ? dst_scale : 1.0;
   ref.post_ops = attr.post_ops;
   for (size_t i = 0; i < attr.post_ops.size(); ++i) {
     ref.post_op_src1.push_back(nullptr);
@@ -85,14 +101,19 @@ void expect_matches_reference(const layout_case& lc, softmax_alg alg, const prim
   ASSERT_TRUE(fwd->execute(args).ok());
   const std::vector<double> want =
       testing::softmax_forward_reference(alg, md, x.data(), lc.axis, ref);
-  const std::vector<double> got = testing::read_logical(md, y.data());
+  const std::vector<double> got = testing::read_logical(dst_md, y.data());
   ASSERT_EQ(got.size(), want.size());
+  const bool int8 = out.dt == data_type::s8 || out.dt == data_type::u8;
+  const double lo = out.dt == data_type::s8 ? -128 : 0, hi = out.dt == data_type::s8 ? 127 : 255;
   for (size_t i = 0; i < got.size(); ++i) {
     if (std::isnan(want[i])) {
       EXPECT_TRUE(std::isnan(got[i])) << what << " element " << i;
       continue;
     }
-    ASSERT_NEAR(got[i], want[i], kBound * std::max(1.0, std::fabs(want[i])))
+    const double expected = int8 ? std::clamp(want[i], lo, hi) : want[i];
+    const double bound =
+        kBound * std::max(1.0 / std::fabs(ref.dst_scale), std::fabs(want[i])) + (int8 ? 0.5 : 0.0);
+    ASSERT_NEAR(got[i], expected, bound)
         << what << " on " << fwd->impl_name() << " element " << i;
   }
 }
@@ -246,6 +267,30 @@ TEST(SoftmaxPostOpsKernels, ChainsOfTheBatchesAndOperandsInAnotherLayout) {
                          post_op::binary(binary_alg::sub, plain(lc.dims, dt, reversed))};
         for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::logsoftmax}) {
           expect_matches_reference(lc, alg, attr, filter, to_string(attr.post_ops));
+        }
+      }
+    }
+  }
+}
+
+// oneDNN 3.x's order around the chain: post_ops(softmax * src_scale) / dst_scale, into f32 (a
+// chain that does not cancel: add per_oc, then linear 0.5x + 1) and, every algorithm, into s8 and
+// u8 (saturating: logsoftmax's results go far below both ranges).
+TEST(SoftmaxPostOpsKernels, ScalesAroundTheChain) {
+  for (const std::string& filter : vector_filters()) {
+    for (const layout_case& lc : kLayouts) {
+      primitive_attr attr;
+      attr.src_scales = quant_param{};
+      attr.dst_scales = quant_param{};
+      attr.post_ops = {post_op::binary(binary_alg::add, plain(operand_shapes(lc.dims)[1], data_type::f32)),
+                       post_op::eltwise(eltwise_alg::linear, 0.5f, 1.f)};
+      for (data_type dt : {data_type::f32, data_type::s8, data_type::u8}) {
+        for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::logsoftmax,
+                                softmax_alg::softmax_inf_as_zero}) {
+          if (dt == data_type::f32 && alg == softmax_alg::logsoftmax) continue;
+          expect_matches_reference(lc, alg, attr, filter,
+                                   std::string(name_of(dt)) + " " + to_string(attr.post_ops),
+                                   false, {dt, 64.f, 0.5f});
         }
       }
     }

@@ -2,6 +2,7 @@
 // post-ops, the reference on every kernel, and the errors.
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,34 @@ TEST(SoftmaxPostOps, DivisionByZeroOnTheF32ResultOnEveryKernel) {
     const uint8_t want[4] = {0, 255, 255, 0};
     for (int i = 0; i < 4; ++i) EXPECT_EQ(y[i], want[i]) << fwd->impl_name() << " element " << i;
   }
+}
+
+// The src scale multiplies the f32 softmax in f32, as oneDNN does: softmax(0, -102.942) has a
+// second value of 1.4 * 2^-149, which f32 rounds to 2^-149; times 0.4 that is 0 in f32 (then 0 / 0
+// is NaN), while the product rounded once would be 2^-149 (then +Inf). The reference kernel and
+// testing's reference agree.
+TEST(SoftmaxPostOps, TheSrcScaleMultipliesTheF32Result) {
+  const memory_desc md = plain({2}, data_type::f32);
+  const memory_desc one = plain({1}, data_type::f32);
+  primitive_attr attr;
+  attr.src_scales = quant_param{};
+  attr.post_ops = {post_op::binary(binary_alg::div, one)};
+  auto fwd = softmax_forward::create(softmax_alg::softmax, md, md, 0, attr, {.impl_filter = "ref"});
+  ASSERT_TRUE(fwd.ok()) << fwd.status();
+  float x[2] = {0.f, -102.942f}, y[2] = {7.f, 7.f}, zero = 0.f, scale = 0.4f;
+  exec_args args{{arg::src, {md, x}}, {arg::dst, {md, y}}, {arg::src_scales, {one, &scale}}};
+  args.set(post_op_src1{0}, {one, &zero});
+  ASSERT_TRUE(fwd->execute(args).ok());
+  EXPECT_EQ(y[0], std::numeric_limits<float>::infinity());
+  EXPECT_TRUE(std::isnan(y[1])) << y[1];
+  testing::softmax_reference_attr ref;
+  ref.src_scale = scale;
+  ref.post_ops = attr.post_ops;
+  ref.post_op_src1 = {&zero};
+  const std::vector<double> want =
+      testing::softmax_forward_reference(softmax_alg::softmax, md, x, 0, ref);
+  EXPECT_EQ(want[0], std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(std::isnan(want[1])) << want[1];
 }
 
 // clip takes the lower bound, then the upper one (oneDNN's order): with alpha above beta every

@@ -181,14 +181,23 @@ double binary_f64(binary_alg alg, double a, double b) {
 std::vector<double> softmax_forward_reference(softmax_alg alg, const memory_desc& src,
                                               const void* src_data, int axis,
                                               const softmax_reference_attr& attr) {
-  std::vector<double> y = softmax_forward_reference(alg, src, src_data, axis, attr.src_scale);
-  std::array<dim_t, kMaxRank> at{};
-  // The chain starts from the result rounded to f32 (f64 src: unrounded), the value oneDNN
-  // applies post-ops to: a result that underflows f32 divided by 0 is NaN, not Inf.
+  // The chain starts from oneDNN's value: the result rounded to f32, times the src scale in f32
+  // (f64 src: both unrounded). A result that underflows f32, alone or with its scale, divided
+  // by 0 is NaN, not Inf.
   const bool f32_chain = src.dt() != data_type::f64 && !attr.post_ops.empty();
+  std::vector<double> y =
+      softmax_forward_reference(alg, src, src_data, axis, f32_chain ? 1.0 : attr.src_scale);
+  std::array<dim_t, kMaxRank> at{};
   for_each_index(src, [&](absl::Span<const dim_t> idx, int64_t pos) {
     const double shifted = y[pos] * (1 + attr.softmax_shift);
-    double v = f32_chain ? static_cast<float>(shifted) : shifted;
+    double v = shifted;
+    if (f32_chain) {
+      float start = static_cast<float>(shifted);
+      if (std::fabs(start) < std::numeric_limits<float>::min()) {
+        start += static_cast<float>(attr.subnormal_start_steps) * 0x1p-149f;
+      }
+      v = start * static_cast<float>(attr.src_scale);
+    }
     for (size_t i = 0; i < attr.post_ops.size(); ++i) {
       const post_op& op = attr.post_ops[i];
       if (op.kind == post_op_kind::eltwise) {

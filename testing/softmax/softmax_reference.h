@@ -49,10 +49,16 @@ struct softmax_reference_attr {
   // check can then accept what f32 arithmetic makes of a discontinuous step (a comparison after
   // a sub that absorbs a tiny softmax value: 1 + 1e-10 > 1 is false in f32, true in f64).
   bool f32_steps = false;
+  // With an f32 start (src not f64), that f32 softmax value moved by this many subnormal steps
+  // (2^-149) where it is below FLT_MIN in magnitude, before the src scale: an f32 kernel's
+  // softmax there is within one step of the correctly rounded value, and the scale can round
+  // the two to different sides of a step (0 / 0 against x / 0 after a zero operand).
+  int subnormal_start_steps = 0;
 };
 // oneDNN 3.x's order, all in f64: dst = post_ops(softmax(src) * src_scale) / dst_scale, each
 // binary operand read at the dst element's logical index with its broadcast dims at 0. The
-// chain starts from softmax(src) * src_scale rounded to f32 unless src is f64.
+// chain starts from softmax(src) rounded to f32 times src_scale in f32 (oneDNN's product)
+// unless src is f64.
 std::vector<double> softmax_forward_reference(softmax_alg alg, const memory_desc& src,
                                               const void* src_data, int axis,
                                               const softmax_reference_attr& attr);

@@ -1,6 +1,8 @@
 // Forward softmax / logsoftmax with a post-op chain, plain layouts (post_op_chain.h): three
 // passes over src per row (max; the sum of exps; the results) and one over dst, whose results
-// go through post_op_stage::apply just before their store. Dense rows are vectorised along the
+// go through post_op_stage::apply just before their store, in oneDNN 3.x's order: the result
+// times out_scale (the src scale), the chain, times post_op_scale (1 / dst scale), the
+// conversion (kernel_args). Dense rows are vectorised along the
 // axis; strided groups across their lanes. Part of the per-ISA kernels: include only from
 // vector_kernels_impl.h.
 #ifndef TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_FORWARD_POST_OPS_H_
@@ -52,11 +54,12 @@ void post_op_dense_row(const kernel_args& k, post_op_stage<A>& stage, dim_t row)
   const bool log = k.alg == softmax_alg::logsoftmax;
   const bool zero = k.alg == softmax_alg::softmax_inf_as_zero && mx == kNegInf;
   const F scale(zero ? 0.f : static_cast<float>(log ? total.log_sum() : 1.0 / total.sum()));
+  const F in_scale(k.out_scale), out_scale(k.post_op_scale);
   for (dim_t i = 0; i < n; i += W) {
     const int c = width(i);
     const F x = load_run<A>(src + i, c, kNegInf);
     F y = log ? log_diff<A>(x, mv, scale) : zero ? F(0.f) : exp_diff<A>(x, mv) * scale;
-    y = stage.apply(y, i, 0, c);
+    y = stage.apply(y * in_scale, i, 0, c) * out_scale;
     if (c == W) simd::store_f32(dst + i, y);
     else simd::store_f32(dst + i, y, c);
   }
@@ -88,10 +91,11 @@ void post_op_strided_lanes(const kernel_args& k, const post_op_stage<A>& stage, 
     scale_lanes[l] = static_cast<float>(log ? (l < c ? t.log_sum() : 0.0) : inverse_sum(t.sum()));
   }
   const F scale = F::load_aligned(scale_lanes);
+  const F in_scale(k.out_scale), out_scale(k.post_op_scale);
   for (dim_t a = 0; a < n; ++a) {
     const F x = load_run<A>(src + a * step + j, c, kNegInf);
     F y = log ? log_diff<A>(x, m, scale) : exp_diff<A>(x, m) * scale;
-    y = stage.apply(y, a, j, c);
+    y = stage.apply(y * in_scale, a, j, c) * out_scale;
     if (c == W) simd::store_f32(dst + a * step + j, y);
     else simd::store_f32(dst + a * step + j, y, c);
   }

@@ -87,9 +87,12 @@ struct kernel_args {
   strided_geometry strided;
   axis_split split;  // strided kernels only
   // Forward kernels with an s8 or u8 tensor: their results are multiplied by this before the
-  // conversion to dst (src_scale / dst_scale, or a 2.x output scale; 1 without scales).
-  // Filled per execution. Other kernels ignore it (scaled_store.h).
+  // conversion to dst (src_scale / dst_scale, or a 2.x output scale; 1 without scales). The
+  // post-op kernel: the softmax's result is multiplied by this (src_scale or the output scale)
+  // before the chain, and the chain's by post_op_scale (1 / dst_scale) after it.
+  // Filled per execution. Other kernels ignore them (scaled_store.h).
   float out_scale = 1.f;
+  float post_op_scale = 1.f;
   const post_op_chain* post_ops = nullptr;  // forward_post_ops only
 };
 

@@ -175,11 +175,11 @@ kernel_fn vector_kernel(const problem& prob, simd::isa isa, kernel_kind kind,
     why = layout_refusal;
   } else if (kind != layout_kind) {
     why = layout_kind == kernel_kind::dense ? "the axis is dense" : "the axis is not dense";
-  } else if (has_scales(prob.attr) && !prob.attr.post_ops.empty()) {
-    // The post-op chain goes between the src and the dst scale; the int8 kernels fold the two.
-    why = "scales with post-ops are computed by the reference kernel only";
-  } else if (has_scales(prob.attr) && !scales_on_int8(prob)) {
-    why = "scales without an s8 or u8 tensor are computed by the reference kernel only";
+  } else if (has_scales(prob.attr) && prob.attr.post_ops.empty() && !scales_on_int8(prob)) {
+    // The int8 kernels fold the two scales into one factor; the post-op kernel applies them
+    // around its chain.
+    why = "scales without an s8 or u8 tensor or post-ops are computed by the reference kernel "
+          "only";
   } else if (prob.dir == direction::forward && prob.alg == softmax_alg::logsoftmax &&
              prob.in0.dims()[prob.axis] > kMaxCountedAxis) {
     why = absl::StrCat("logsoftmax counts each lane's maxima in int32: the axis length ",

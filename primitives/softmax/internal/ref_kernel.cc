@@ -53,12 +53,17 @@ void row_index(const problem& prob, dim_t row, std::array<dim_t, kMaxRank>& idx)
 }
 
 // The post-op chain on one value of dst at logical index idx, in f64 (binary operands found
-// through their descriptors at idx with the broadcast dims at 0). The chain starts from y
-// rounded to f32 unless src is f64: post-ops take the f32 softmax result, as in the vector
-// kernels and oneDNN (a result that underflows f32 divided by 0 is NaN, not Inf).
+// through their descriptors at idx with the broadcast dims at 0), from the softmax result y
+// times `scale` (the src scale). Unless src is f64, that product is oneDNN's: y rounded to f32,
+// times the scale in f32, as in the vector kernels (a result that underflows f32, alone or
+// with its scale, divided by 0 is NaN, not Inf).
 double apply_post_ops(const problem& prob, const ref_buffers& buf,
-                      const std::array<dim_t, kMaxRank>& idx, double y) {
-  if (prob.in0.dt() != data_type::f64) y = static_cast<float>(y);
+                      const std::array<dim_t, kMaxRank>& idx, double y, double scale) {
+  if (prob.in0.dt() != data_type::f64) {
+    y = static_cast<float>(y) * static_cast<float>(scale);
+  } else {
+    y *= scale;
+  }
   const int rank = prob.out.rank();
   for (size_t i = 0; i < prob.attr.post_ops.size(); ++i) {
     const post_op& op = prob.attr.post_ops[i];
@@ -129,7 +134,7 @@ void ref_rows(const problem& prob, const ref_buffers& buf, dim_t begin, dim_t en
         } else {
           idx[prob.axis] = i;
           store(prob.out, buf.out, offset(prob.out, i),
-                apply_post_ops(prob, buf, idx, y * buf.out_scale) * buf.post_op_scale);
+                apply_post_ops(prob, buf, idx, y, buf.out_scale) * buf.post_op_scale);
         }
       }
     } else {
