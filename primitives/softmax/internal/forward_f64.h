@@ -4,12 +4,14 @@
 // kernels: include only from vector_kernels_impl.h.
 //
 // The arithmetic is the reference kernel's (ref_kernel.cc) with vectors: the max (NaN skipped),
-// the sum split as (count of maxima) + (the other exps), softmax exp(x - max) / sum (as a
-// product with 1 / sum), logsoftmax (x - max) - (log(count) + log1p(rest / count)). exp is
+// the sum split as (count of maxima) + (the other exps) (a softmax row with a finite max sums
+// its exps directly: the same value, as each maximum's exp is 1), softmax exp(x - max) / sum (as
+// a product with 1 / sum), logsoftmax (x - max) - (log(count) + log1p(rest / count)). exp is
 // scaled_exp_f64's full accuracy (within 1.5 ulp, no division); the sums are f64 partial sums
-// per lane, added across lanes at the end. Special values follow the reference: a NaN anywhere gives a NaN row,
-// +Inf gives NaN at the maxima and 0 (softmax) or -Inf (logsoftmax) elsewhere, an all -Inf row
-// NaN (softmax_inf_as_zero: 0). Softmax keeps its exps in dst between the sweeps.
+// per lane, added across lanes at the end. Special values follow the reference: a NaN anywhere
+// gives a NaN row, +Inf gives NaN at the maxima and 0 (softmax) or -Inf (logsoftmax) elsewhere,
+// an all -Inf row NaN (softmax_inf_as_zero: 0). Softmax keeps its exps in dst between the
+// sweeps.
 #ifndef TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_FORWARD_F64_H_
 #define TESSERA_PRIMITIVES_SOFTMAX_INTERNAL_FORWARD_F64_H_
 
@@ -75,14 +77,57 @@ inline double log_of_sum(double count, double rest) {
   return std::log(count) + std::log1p(rest / count);
 }
 
-// The three sweeps of one dense row: elements at run offsets (dense_geometry), f64 throughout.
+// What the exp sweep of one row fetches meanwhile (that sweep is compute-bound, the others wait
+// on memory): the next row's src, into L1 or L2 (kernel_math.h's worth_prefetching_rows and
+// worth_prefetching_rows_to_l2: single-run rows), and for logsoftmax, whose exp sweep writes
+// nothing, its own dst lines, which the last sweep's stores would otherwise each wait for.
 template <class A>
-void forward_f64_row(const dense_geometry& g, softmax_alg alg, const double* src, double* dst) {
+struct f64_row_fetches {
+  const double* next_src = nullptr;
+  bool next_to_l2 = false;
+  double* own_dst = nullptr;
+
+  f64_row_fetches(const dense_geometry& g, softmax_alg alg, const double* next, double* dst) {
+    const bool to_l1 = worth_prefetching_rows(g, sizeof(double));
+    next_to_l2 = worth_prefetching_rows_to_l2<A>(g, sizeof(double));
+    if (to_l1 || next_to_l2) next_src = next;
+    if (to_l1 && alg == softmax_alg::logsoftmax) own_dst = dst;
+  }
+  // The lines of elements [i, i + n) of the run at offset 0 (single-run rows only).
+  [[gnu::always_inline]] void fetch(dim_t i, int n) const {
+    for (int b = 0; b < n * int{sizeof(double)}; b += 64) {
+      if (next_src != nullptr) {
+        if (next_to_l2) __builtin_prefetch(reinterpret_cast<const char*>(next_src + i) + b, 0, 2);
+        else __builtin_prefetch(reinterpret_cast<const char*>(next_src + i) + b, 0, 3);
+      }
+      if (own_dst != nullptr) __builtin_prefetch(reinterpret_cast<char*>(own_dst + i) + b, 1, 3);
+    }
+  }
+};
+
+// The sum of a softmax row's exps when its max is finite: each maximum's exp is exactly 1, so
+// the plain sum is f64_sums' count + rest, for one addition per vector instead of a compare, two
+// selects and two additions. (A max of +Inf makes the maxima's exps NaN: f64_sums leaves them
+// out.)
+template <class A>
+struct f64_plain_sum {
+  using V = vf64<A>;
+  V total = V(0.0);
+  [[gnu::always_inline]] void add(V, V, V e, typename V::batch_bool_type inside) {
+    total = total + ::tessera::simd::select(inside, e, V(0.0));
+  }
+  [[gnu::always_inline]] void add(V, V, V e) { total = total + e; }
+  [[gnu::always_inline]] void add(const f64_plain_sum& other) { total = total + other.total; }
+};
+
+// Each row's max (NaN skipped; -Inf for a row of -Inf).
+template <class A>
+double f64_row_max(const dense_geometry& g, const double* src) {
   using V = vf64<A>;
   constexpr int W = kWidthF64<A>;
   const double inf = std::numeric_limits<double>::infinity();
   V m0(-inf), m1(-inf);
-  for_each_run(g, [&](dim_t off, dim_t n) {
+  for_each_run(g, [&](dim_t off, dim_t n) __attribute__((always_inline)) {
     const double* p = src + off;
     dim_t i = 0;
     for (; i + 2 * W <= n; i += 2 * W) {
@@ -97,26 +142,32 @@ void forward_f64_row(const dense_geometry& g, softmax_alg alg, const double* src
   });
   alignas(64) double lanes_max[W];
   xsimd::max(m0, m1).store_aligned(lanes_max);
-  const double mx = *std::max_element(lanes_max, lanes_max + W);
-  if (mx == -inf && alg == softmax_alg::softmax_inf_as_zero) {
-    for_each_run(g, [&](dim_t off, dim_t n) { std::fill(dst + off, dst + off + n, 0.0); });
-    return;
-  }
-  const bool log = alg == softmax_alg::logsoftmax;
+  return *std::max_element(lanes_max, lanes_max + W);
+}
+
+// The exp sweep: the sums of exp(x - mx) in Sums (f64_sums or f64_plain_sum), the exps kept in
+// dst unless kLog. Two vectors per step, each with its own sums: the exps of neighbouring
+// vectors overlap. The lambdas are inlined so that the sums and the exp's table stay in
+// registers (a lambda of its own kept them in memory, one store and reload per step).
+template <class A, bool kLog, class Sums>
+Sums f64_exp_sweep(const dense_geometry& g, const double* src, double* dst, double mx,
+                   const f64_row_fetches<A>& fetches) {
+  using V = vf64<A>;
+  constexpr int W = kWidthF64<A>;
   const V m(mx);
   const exp_f64<A> exp(1.0);
-  // Two vectors per step, each with its own sums: the exps of neighbouring vectors overlap.
-  f64_sums<A> sums, sums1;
-  for_each_run(g, [&](dim_t off, dim_t n) {
+  Sums sums, sums1;
+  for_each_run(g, [&](dim_t off, dim_t n) __attribute__((always_inline)) {
     const double* p = src + off;
     double* q = dst + off;
     dim_t i = 0;
     for (; i + 2 * W <= n; i += 2 * W) {
+      fetches.fetch(i, 2 * W);
       const V x0 = V::load_unaligned(p + i), x1 = V::load_unaligned(p + i + W);
       const V e0 = exp(x0 - m), e1 = exp(x1 - m);
       sums.add(x0, m, e0);
       sums1.add(x1, m, e1);
-      if (!log) {
+      if constexpr (!kLog) {
         e0.store_unaligned(q + i);
         e1.store_unaligned(q + i + W);
       }
@@ -126,19 +177,29 @@ void forward_f64_row(const dense_geometry& g, softmax_alg alg, const double* src
       const V x = lanes == W ? V::load_unaligned(p + i) : simd::load_partial<A>(p + i, lanes);
       const V e = exp(x - m);
       sums.add(x, m, e, lanes_below<A>(lanes));
-      if (!log) {
+      if constexpr (!kLog) {
         if (lanes == W) e.store_unaligned(q + i);
         else simd::store_partial(q + i, e, lanes);
       }
     }
   });
   sums.add(sums1);
-  const double count = xsimd::hadd(sums.count), rest = xsimd::hadd(sums.rest);
-  const V l(log ? log_of_sum(count, rest) : 0.0);
-  const V inv(log ? 0.0 : 1.0 / (count + rest));
-  auto result = [&](V x) __attribute__((always_inline)) { return log ? (x - m) - l : x * inv; };
-  for_each_run(g, [&](dim_t off, dim_t n) {
-    const double* in = (log ? src : dst) + off;
+  return sums;
+}
+
+// The last sweep: logsoftmax (x - mx) - factor from src, softmax the exps in dst times factor.
+template <class A, bool kLog>
+void f64_normalise(const dense_geometry& g, const double* src, double* dst, double mx,
+                   double factor) {
+  using V = vf64<A>;
+  constexpr int W = kWidthF64<A>;
+  const V m(mx), f(factor);
+  auto result = [&](V x) __attribute__((always_inline)) {
+    if constexpr (kLog) return (x - m) - f;
+    else return x * f;
+  };
+  for_each_run(g, [&](dim_t off, dim_t n) __attribute__((always_inline)) {
+    const double* in = (kLog ? src : dst) + off;
     double* q = dst + off;
     dim_t i = 0;
     for (; i + 2 * W <= n; i += 2 * W) {
@@ -155,12 +216,41 @@ void forward_f64_row(const dense_geometry& g, softmax_alg alg, const double* src
   });
 }
 
+// The three sweeps of one dense row: elements at run offsets (dense_geometry), f64 throughout.
+// next: the next row's src (nullptr for the last row).
+template <class A>
+void forward_f64_row(const dense_geometry& g, softmax_alg alg, const double* src, double* dst,
+                     const double* next) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double mx = f64_row_max<A>(g, src);
+  if (mx == -inf && alg == softmax_alg::softmax_inf_as_zero) {
+    for_each_run(g, [&](dim_t off, dim_t n) { std::fill(dst + off, dst + off + n, 0.0); });
+    return;
+  }
+  const f64_row_fetches<A> fetches(g, alg, next, dst);
+  if (alg == softmax_alg::logsoftmax) {
+    const auto sums = f64_exp_sweep<A, true, f64_sums<A>>(g, src, dst, mx, fetches);
+    const double factor = log_of_sum(xsimd::hadd(sums.count), xsimd::hadd(sums.rest));
+    f64_normalise<A, true>(g, src, dst, mx, factor);
+    return;
+  }
+  double sum;
+  if (mx == inf) {
+    const auto sums = f64_exp_sweep<A, false, f64_sums<A>>(g, src, dst, mx, fetches);
+    sum = xsimd::hadd(sums.count) + xsimd::hadd(sums.rest);
+  } else {
+    sum = xsimd::hadd(f64_exp_sweep<A, false, f64_plain_sum<A>>(g, src, dst, mx, fetches).total);
+  }
+  f64_normalise<A, false>(g, src, dst, mx, 1.0 / sum);
+}
+
 template <class A>
 void forward_dense_f64(const kernel_args& k, dim_t begin, dim_t end) {
+  const double* src = static_cast<const double*>(k.in0);
   for (dim_t row = begin; row < end; ++row) {
     const dim_t off = k.rows.offset_of(row);
-    forward_f64_row<A>(k.dense, k.alg, static_cast<const double*>(k.in0) + off,
-                       static_cast<double*>(k.out) + off);
+    const double* next = row + 1 < end ? src + k.rows.offset_of(row + 1) : nullptr;
+    forward_f64_row<A>(k.dense, k.alg, src + off, static_cast<double*>(k.out) + off, next);
   }
 }
 
