@@ -116,6 +116,26 @@ TEST(SoftmaxF64, SpecialValuesAsTheReference) {
   }
 }
 
+// Rows of 203 (1624 bytes: each row's last sweep finds the next row's max, tails on every ISA)
+// with the special values of the test above, one kind per row, so that each kind's max comes
+// from the row before.
+TEST(SoftmaxF64, SpecialValuesFoundByThePreviousRow) {
+  const double inf = std::numeric_limits<double>::infinity();
+  constexpr int kLen = 203;
+  std::vector<double> values(kLen * 7);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = std::sin(static_cast<double>(i)) * 9;
+  values[kLen * 1 + 200] = std::nan("");
+  values[kLen * 2 + 7] = inf;
+  for (int i = 0; i < kLen; ++i) values[kLen * 3 + i] = -inf;
+  values[kLen * 4 + 202] = -inf;
+  values[kLen * 4 + 100] = -2000;
+  values[kLen * 5 + 202] = 40;  // the max in the tail
+  for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::logsoftmax,
+                          softmax_alg::softmax_inf_as_zero}) {
+    check_all_isas(alg, plain({7, kLen}, data_type::f64), 1, values);
+  }
+}
+
 // In place (dst = src buffer): each element is read before it is written.
 TEST(SoftmaxF64, InPlaceGivesTheSameResults) {
   for (const auto& [md, axis] : layouts()) {

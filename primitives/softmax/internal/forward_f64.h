@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "tessera/primitives/softmax/internal/kernel_args.h"
 #include "tessera/primitives/softmax/internal/kernel_math.h"
@@ -35,6 +36,8 @@ using vf64 = xsimd::batch<double, A>;
 
 template <class A>
 constexpr int kWidthF64 = static_cast<int>(vf64<A>::size);
+
+constexpr double kInfF64 = std::numeric_limits<double>::infinity();
 
 // Lanes [0, n) of an f64 vector, as a mask.
 template <class A>
@@ -79,19 +82,20 @@ inline double log_of_sum(double count, double rest) {
 
 // What the exp sweep of one row fetches meanwhile (that sweep is compute-bound, the others wait
 // on memory): the next row's src, into L1 or L2 (kernel_math.h's worth_prefetching_rows and
-// worth_prefetching_rows_to_l2: single-run rows), and for logsoftmax, whose exp sweep writes
-// nothing, its own dst lines, which the last sweep's stores would otherwise each wait for.
+// worth_prefetching_rows_to_l2), and the dst lines that the next stores go to: logsoftmax's
+// own (its exp sweep writes nothing) and, for rows that fit L1, softmax's next row's (its exps).
 template <class A>
 struct f64_row_fetches {
   const double* next_src = nullptr;
   bool next_to_l2 = false;
-  double* own_dst = nullptr;
+  double* dst_lines = nullptr;
 
-  f64_row_fetches(const dense_geometry& g, softmax_alg alg, const double* next, double* dst) {
+  f64_row_fetches(const dense_geometry& g, softmax_alg alg, const double* next, double* dst,
+                  double* next_dst) {
     const bool to_l1 = worth_prefetching_rows(g, sizeof(double));
     next_to_l2 = worth_prefetching_rows_to_l2<A>(g, sizeof(double));
     if (to_l1 || next_to_l2) next_src = next;
-    if (to_l1 && alg == softmax_alg::logsoftmax) own_dst = dst;
+    if (to_l1) dst_lines = alg == softmax_alg::logsoftmax ? dst : next != nullptr ? next_dst : nullptr;
   }
   // The lines of elements [i, i + n) of the run at offset 0 (single-run rows only).
   [[gnu::always_inline]] void fetch(dim_t i, int n) const {
@@ -100,7 +104,7 @@ struct f64_row_fetches {
         if (next_to_l2) __builtin_prefetch(reinterpret_cast<const char*>(next_src + i) + b, 0, 2);
         else __builtin_prefetch(reinterpret_cast<const char*>(next_src + i) + b, 0, 3);
       }
-      if (own_dst != nullptr) __builtin_prefetch(reinterpret_cast<char*>(own_dst + i) + b, 1, 3);
+      if (dst_lines != nullptr) __builtin_prefetch(reinterpret_cast<char*>(dst_lines + i) + b, 1, 3);
     }
   }
 };
@@ -120,29 +124,40 @@ struct f64_plain_sum {
   [[gnu::always_inline]] void add(const f64_plain_sum& other) { total = total + other.total; }
 };
 
-// Each row's max (NaN skipped; -Inf for a row of -Inf).
+// The largest lane of v.
+template <class A>
+double max_of_lanes(vf64<A> v) {
+  constexpr int W = kWidthF64<A>;
+  alignas(64) double lanes[W];
+  v.store_aligned(lanes);
+  return *std::max_element(lanes, lanes + W);
+}
+
+// m with the lanes [0, lanes) of the elements at p folded in (maxpd keeps m for a NaN).
+template <class A>
+[[gnu::always_inline]] vf64<A> max_with(vf64<A> m, const double* p, int lanes) {
+  using V = vf64<A>;
+  if (lanes == kWidthF64<A>) return xsimd::max(V::load_unaligned(p), m);
+  const V x = simd::load_partial<A>(p, lanes);
+  return xsimd::max(::tessera::simd::select(lanes_below<A>(lanes), x, V(-kInfF64)), m);
+}
+
+// A row's max (NaN skipped; -Inf for a row of -Inf).
 template <class A>
 double f64_row_max(const dense_geometry& g, const double* src) {
   using V = vf64<A>;
   constexpr int W = kWidthF64<A>;
-  const double inf = std::numeric_limits<double>::infinity();
-  V m0(-inf), m1(-inf);
+  V m0(-kInfF64), m1(-kInfF64);
   for_each_run(g, [&](dim_t off, dim_t n) __attribute__((always_inline)) {
     const double* p = src + off;
     dim_t i = 0;
     for (; i + 2 * W <= n; i += 2 * W) {
-      m0 = xsimd::max(V::load_unaligned(p + i), m0);  // maxpd keeps m0 for a NaN x
-      m1 = xsimd::max(V::load_unaligned(p + i + W), m1);
+      m0 = max_with<A>(m0, p + i, W);
+      m1 = max_with<A>(m1, p + i + W, W);
     }
-    for (; i < n; i += W) {
-      const int lanes = static_cast<int>(std::min<dim_t>(W, n - i));
-      const V x = simd::load_partial<A>(p + i, lanes);
-      m0 = xsimd::max(::tessera::simd::select(lanes_below<A>(lanes), x, V(-inf)), m0);
-    }
+    for (; i < n; i += W) m0 = max_with<A>(m0, p + i, static_cast<int>(std::min<dim_t>(W, n - i)));
   });
-  alignas(64) double lanes_max[W];
-  xsimd::max(m0, m1).store_aligned(lanes_max);
-  return *std::max_element(lanes_max, lanes_max + W);
+  return max_of_lanes<A>(xsimd::max(m0, m1));
 }
 
 // The exp sweep: the sums of exp(x - mx) in Sums (f64_sums or f64_plain_sum), the exps kept in
@@ -188,12 +203,15 @@ Sums f64_exp_sweep(const dense_geometry& g, const double* src, double* dst, doub
 }
 
 // The last sweep: logsoftmax (x - mx) - factor from src, softmax the exps in dst times factor.
-template <class A, bool kLog>
-void f64_normalise(const dense_geometry& g, const double* src, double* dst, double mx,
-                   double factor) {
+// With kAhead, it also finds the max of the row at `ahead` (same geometry), in L1 by then, and
+// returns it: that row's first sweep is skipped.
+template <class A, bool kLog, bool kAhead>
+double f64_normalise(const dense_geometry& g, const double* src, double* dst, double mx,
+                     double factor, const double* ahead) {
   using V = vf64<A>;
   constexpr int W = kWidthF64<A>;
   const V m(mx), f(factor);
+  V a0(-kInfF64), a1(-kInfF64);
   auto result = [&](V x) __attribute__((always_inline)) {
     if constexpr (kLog) return (x - m) - f;
     else return x * f;
@@ -206,51 +224,73 @@ void f64_normalise(const dense_geometry& g, const double* src, double* dst, doub
       const V y0 = result(V::load_unaligned(in + i)), y1 = result(V::load_unaligned(in + i + W));
       y0.store_unaligned(q + i);
       y1.store_unaligned(q + i + W);
+      if constexpr (kAhead) {
+        a0 = max_with<A>(a0, ahead + off + i, W);
+        a1 = max_with<A>(a1, ahead + off + i + W, W);
+      }
     }
     for (; i < n; i += W) {
       const int lanes = static_cast<int>(std::min<dim_t>(W, n - i));
       const V y = result(lanes == W ? V::load_unaligned(in + i) : simd::load_partial<A>(in + i, lanes));
       if (lanes == W) y.store_unaligned(q + i);
       else simd::store_partial(q + i, y, lanes);
+      if constexpr (kAhead) a0 = max_with<A>(a0, ahead + off + i, lanes);
     }
   });
+  return kAhead ? max_of_lanes<A>(xsimd::max(a0, a1)) : 0.0;
 }
 
-// The three sweeps of one dense row: elements at run offsets (dense_geometry), f64 throughout.
-// next: the next row's src (nullptr for the last row).
+template <class A, bool kLog>
+double f64_normalise(const dense_geometry& g, const double* src, double* dst, double mx,
+                     double factor, const double* ahead) {
+  return ahead != nullptr ? f64_normalise<A, kLog, true>(g, src, dst, mx, factor, ahead)
+                          : f64_normalise<A, kLog, false>(g, src, dst, mx, factor, nullptr);
+}
+
+// The sweeps of one dense row: elements at run offsets (dense_geometry), f64 throughout.
+// known_max: the row's max if the previous row found it; next / next_dst: the next row (nullptr
+// for the last one). Returns the next row's max when this row found it (rows that fit L1: the
+// exp sweep fetched that row, the last sweep reads it).
 template <class A>
-void forward_f64_row(const dense_geometry& g, softmax_alg alg, const double* src, double* dst,
-                     const double* next) {
-  const double inf = std::numeric_limits<double>::infinity();
-  const double mx = f64_row_max<A>(g, src);
-  if (mx == -inf && alg == softmax_alg::softmax_inf_as_zero) {
+std::optional<double> forward_f64_row(const dense_geometry& g, softmax_alg alg,
+                                      const double* src, double* dst, const double* next,
+                                      double* next_dst, std::optional<double> known_max) {
+  const double mx = known_max ? *known_max : f64_row_max<A>(g, src);
+  if (mx == -kInfF64 && alg == softmax_alg::softmax_inf_as_zero) {
     for_each_run(g, [&](dim_t off, dim_t n) { std::fill(dst + off, dst + off + n, 0.0); });
-    return;
+    return std::nullopt;
   }
-  const f64_row_fetches<A> fetches(g, alg, next, dst);
+  const f64_row_fetches<A> fetches(g, alg, next, dst, next_dst);
+  const double* ahead = worth_prefetching_rows(g, sizeof(double)) ? next : nullptr;
+  double next_max;
   if (alg == softmax_alg::logsoftmax) {
     const auto sums = f64_exp_sweep<A, true, f64_sums<A>>(g, src, dst, mx, fetches);
     const double factor = log_of_sum(xsimd::hadd(sums.count), xsimd::hadd(sums.rest));
-    f64_normalise<A, true>(g, src, dst, mx, factor);
-    return;
-  }
-  double sum;
-  if (mx == inf) {
-    const auto sums = f64_exp_sweep<A, false, f64_sums<A>>(g, src, dst, mx, fetches);
-    sum = xsimd::hadd(sums.count) + xsimd::hadd(sums.rest);
+    next_max = f64_normalise<A, true>(g, src, dst, mx, factor, ahead);
   } else {
-    sum = xsimd::hadd(f64_exp_sweep<A, false, f64_plain_sum<A>>(g, src, dst, mx, fetches).total);
+    double sum;
+    if (mx == kInfF64) {
+      const auto sums = f64_exp_sweep<A, false, f64_sums<A>>(g, src, dst, mx, fetches);
+      sum = xsimd::hadd(sums.count) + xsimd::hadd(sums.rest);
+    } else {
+      sum = xsimd::hadd(f64_exp_sweep<A, false, f64_plain_sum<A>>(g, src, dst, mx, fetches).total);
+    }
+    next_max = f64_normalise<A, false>(g, src, dst, mx, 1.0 / sum, ahead);
   }
-  f64_normalise<A, false>(g, src, dst, mx, 1.0 / sum);
+  return ahead != nullptr ? std::optional<double>(next_max) : std::nullopt;
 }
 
 template <class A>
 void forward_dense_f64(const kernel_args& k, dim_t begin, dim_t end) {
   const double* src = static_cast<const double*>(k.in0);
+  double* dst = static_cast<double*>(k.out);
+  std::optional<double> known_max;
   for (dim_t row = begin; row < end; ++row) {
     const dim_t off = k.rows.offset_of(row);
-    const double* next = row + 1 < end ? src + k.rows.offset_of(row + 1) : nullptr;
-    forward_f64_row<A>(k.dense, k.alg, src + off, static_cast<double*>(k.out) + off, next);
+    const dim_t next_off = row + 1 < end ? k.rows.offset_of(row + 1) : -1;
+    known_max = forward_f64_row<A>(k.dense, k.alg, src + off, dst + off,
+                                   next_off >= 0 ? src + next_off : nullptr,
+                                   next_off >= 0 ? dst + next_off : nullptr, known_max);
   }
 }
 
