@@ -112,7 +112,8 @@ double nan_stored_as(data_type dt) {
 // step of the correctly rounded value, which the src scale can round to either side of 0). A
 // reference that is NaN (1 - s below zero under a sqrt) is left out of the bracket, which the
 // others still bound. Where an f32 chain from the unshifted softmax or a neighbour gives NaN (a
-// result that underflows f32, then divided by 0), the kernel's NaN as dst stores it. f64 dst: the
+// result that underflows f32, then divided by 0), the kernel's NaN as dst stores it, as where the
+// f64 chain gives NaN (the reference kernel runs the chain in f64). f64 dst: the
 // reference's values, unshifted (its bound is 1e-12 relative).
 std::vector<double> nearest_within_softmax_bound(
     tessera::softmax_alg alg, const memory_desc& src_md, const void* src, int axis,
@@ -147,7 +148,8 @@ std::vector<double> nearest_within_softmax_bound(
       nearest[i] = got[i];
       continue;
     }
-    if (std::isnan(got[i])) continue;
+    // The kernel's NaN where the f64 chain has one (the reference kernel runs it in f64): want.
+    if (std::isnan(got[i]) || (std::isnan(want[i]) && got[i] == stored_nan)) continue;
     // A number: the nearest within every reference that is one (NaN in f64 only, e.g. sqrt of
     // a tiny negative value that f32 rounds to -0, leaves the f32 steps' values).
     double lo = std::numeric_limits<double>::infinity(), hi = -lo;

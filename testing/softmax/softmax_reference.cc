@@ -193,7 +193,7 @@ std::vector<double> softmax_forward_reference(softmax_alg alg, const memory_desc
     double v = shifted;
     if (f32_chain) {
       float start = static_cast<float>(shifted);
-      if (std::fabs(start) < std::numeric_limits<float>::min()) {
+      if (attr.subnormal_start_steps != 0 && std::fabs(start) < std::numeric_limits<float>::min()) {
         start += static_cast<float>(attr.subnormal_start_steps) * 0x1p-149f;
       }
       v = start * static_cast<float>(attr.src_scale);
