@@ -4,9 +4,9 @@
 // kernels: include only from vector_kernels_impl.h.
 //
 // The arithmetic is the reference kernel's (ref_kernel.cc) with vectors: the max (NaN skipped),
-// the sum split as (count of maxima) + (the other exps) (a softmax row with a finite max sums
-// its exps directly: the same value, as each maximum's exp is 1), softmax exp(x - max) / sum (as
-// a product with 1 / sum), logsoftmax (x - max) - (log(count) + log1p(rest / count)). exp is
+// the sum split as (count of maxima) + (the other exps) (summing the exps directly adds the
+// small ones to the maxima's 1s and moved softmax results by an ulp, beyond benchdnn's f64
+// threshold of one eps), softmax exp(x - max) / sum (as a product with 1 / sum), logsoftmax (x - max) - (log(count) + log1p(rest / count)). exp is
 // scaled_exp_f64's full accuracy (within 1.5 ulp, no division); the sums are f64 partial sums
 // per lane, added across lanes at the end. Special values follow the reference: a NaN anywhere
 // gives a NaN row, +Inf gives NaN at the maxima and 0 (softmax) or -Inf (logsoftmax) elsewhere,
@@ -109,21 +109,6 @@ struct f64_row_fetches {
   }
 };
 
-// The sum of a softmax row's exps when its max is finite: each maximum's exp is exactly 1, so
-// the plain sum is f64_sums' count + rest, for one addition per vector instead of a compare, two
-// selects and two additions. (A max of +Inf makes the maxima's exps NaN: f64_sums leaves them
-// out.)
-template <class A>
-struct f64_plain_sum {
-  using V = vf64<A>;
-  V total = V(0.0);
-  [[gnu::always_inline]] void add(V, V, V e, typename V::batch_bool_type inside) {
-    total = total + ::tessera::simd::select(inside, e, V(0.0));
-  }
-  [[gnu::always_inline]] void add(V, V, V e) { total = total + e; }
-  [[gnu::always_inline]] void add(const f64_plain_sum& other) { total = total + other.total; }
-};
-
 // The largest lane of v.
 template <class A>
 double max_of_lanes(vf64<A> v) {
@@ -160,18 +145,18 @@ double f64_row_max(const dense_geometry& g, const double* src) {
   return max_of_lanes<A>(xsimd::max(m0, m1));
 }
 
-// The exp sweep: the sums of exp(x - mx) in Sums (f64_sums or f64_plain_sum), the exps kept in
-// dst unless kLog. Two vectors per step, each with its own sums: the exps of neighbouring
-// vectors overlap. The lambdas are inlined so that the sums and the exp's table stay in
-// registers (a lambda of its own kept them in memory, one store and reload per step).
-template <class A, bool kLog, class Sums>
-Sums f64_exp_sweep(const dense_geometry& g, const double* src, double* dst, double mx,
-                   const f64_row_fetches<A>& fetches) {
+// The exp sweep: the sums of exp(x - mx), the exps kept in dst unless kLog. Two vectors per
+// step, each with its own sums: the exps of neighbouring vectors overlap. The lambdas are
+// inlined so that the sums and the exp's table stay in registers (a lambda of its own kept them
+// in memory, one store and reload per step).
+template <class A, bool kLog>
+f64_sums<A> f64_exp_sweep(const dense_geometry& g, const double* src, double* dst, double mx,
+                          const f64_row_fetches<A>& fetches) {
   using V = vf64<A>;
   constexpr int W = kWidthF64<A>;
   const V m(mx);
   const exp_f64<A> exp(1.0);
-  Sums sums, sums1;
+  f64_sums<A> sums, sums1;
   for_each_run(g, [&](dim_t off, dim_t n) __attribute__((always_inline)) {
     const double* p = src + off;
     double* q = dst + off;
@@ -264,17 +249,12 @@ std::optional<double> forward_f64_row(const dense_geometry& g, softmax_alg alg,
   const double* ahead = worth_prefetching_rows(g, sizeof(double)) ? next : nullptr;
   double next_max;
   if (alg == softmax_alg::logsoftmax) {
-    const auto sums = f64_exp_sweep<A, true, f64_sums<A>>(g, src, dst, mx, fetches);
+    const auto sums = f64_exp_sweep<A, true>(g, src, dst, mx, fetches);
     const double factor = log_of_sum(xsimd::hadd(sums.count), xsimd::hadd(sums.rest));
     next_max = f64_normalise<A, true>(g, src, dst, mx, factor, ahead);
   } else {
-    double sum;
-    if (mx == kInfF64) {
-      const auto sums = f64_exp_sweep<A, false, f64_sums<A>>(g, src, dst, mx, fetches);
-      sum = xsimd::hadd(sums.count) + xsimd::hadd(sums.rest);
-    } else {
-      sum = xsimd::hadd(f64_exp_sweep<A, false, f64_plain_sum<A>>(g, src, dst, mx, fetches).total);
-    }
+    const auto sums = f64_exp_sweep<A, false>(g, src, dst, mx, fetches);
+    const double sum = xsimd::hadd(sums.count) + xsimd::hadd(sums.rest);
     next_max = f64_normalise<A, false>(g, src, dst, mx, 1.0 / sum, ahead);
   }
   return ahead != nullptr ? std::optional<double>(next_max) : std::nullopt;
