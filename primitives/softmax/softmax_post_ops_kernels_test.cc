@@ -282,7 +282,8 @@ TEST(SoftmaxPostOpsKernels, ScalesAroundTheChain) {
       primitive_attr attr;
       attr.src_scales = quant_param{};
       attr.dst_scales = quant_param{};
-      attr.post_ops = {post_op::binary(binary_alg::add, plain(operand_shapes(lc.dims)[1], data_type::f32)),
+      const memory_desc per_oc = plain(operand_shapes(lc.dims)[1], data_type::f32);
+      attr.post_ops = {post_op::binary(binary_alg::add, per_oc),
                        post_op::eltwise(eltwise_alg::linear, 0.5f, 1.f)};
       for (data_type dt : {data_type::f32, data_type::s8, data_type::u8}) {
         for (softmax_alg alg : {softmax_alg::softmax, softmax_alg::logsoftmax,

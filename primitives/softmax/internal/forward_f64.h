@@ -6,7 +6,8 @@
 // The arithmetic is the reference kernel's (ref_kernel.cc) with vectors: the max (NaN skipped),
 // the sum split as (count of maxima) + (the other exps) (summing the exps directly adds the
 // small ones to the maxima's 1s and moved softmax results by an ulp, beyond benchdnn's f64
-// threshold of one eps), softmax exp(x - max) / sum (as a product with 1 / sum), logsoftmax (x - max) - (log(count) + log1p(rest / count)). exp is
+// threshold of one eps), softmax exp(x - max) / sum (as a product with 1 / sum), logsoftmax
+// (x - max) - (log(count) + log1p(rest / count)). exp is
 // scaled_exp_f64's full accuracy (within 1.5 ulp, no division); the sums are f64 partial sums
 // per lane, added across lanes at the end. Special values follow the reference: a NaN anywhere
 // gives a NaN row, +Inf gives NaN at the maxima and 0 (softmax) or -Inf (logsoftmax) elsewhere,
@@ -95,7 +96,9 @@ struct f64_row_fetches {
     const bool to_l1 = worth_prefetching_rows(g, sizeof(double));
     next_to_l2 = worth_prefetching_rows_to_l2<A>(g, sizeof(double));
     if (to_l1 || next_to_l2) next_src = next;
-    if (to_l1) dst_lines = alg == softmax_alg::logsoftmax ? dst : next != nullptr ? next_dst : nullptr;
+    if (to_l1) {
+      dst_lines = alg == softmax_alg::logsoftmax ? dst : next != nullptr ? next_dst : nullptr;
+    }
   }
   // The lines of elements [i, i + n) of the run at offset 0 (single-run rows only).
   [[gnu::always_inline]] void fetch(dim_t i, int n) const {
@@ -104,7 +107,9 @@ struct f64_row_fetches {
         if (next_to_l2) __builtin_prefetch(reinterpret_cast<const char*>(next_src + i) + b, 0, 2);
         else __builtin_prefetch(reinterpret_cast<const char*>(next_src + i) + b, 0, 3);
       }
-      if (dst_lines != nullptr) __builtin_prefetch(reinterpret_cast<char*>(dst_lines + i) + b, 1, 3);
+      if (dst_lines != nullptr) {
+        __builtin_prefetch(reinterpret_cast<char*>(dst_lines + i) + b, 1, 3);
+      }
     }
   }
 };
@@ -216,7 +221,8 @@ double f64_normalise(const dense_geometry& g, const double* src, double* dst, do
     }
     for (; i < n; i += W) {
       const int lanes = static_cast<int>(std::min<dim_t>(W, n - i));
-      const V y = result(lanes == W ? V::load_unaligned(in + i) : simd::load_partial<A>(in + i, lanes));
+      const V x = lanes == W ? V::load_unaligned(in + i) : simd::load_partial<A>(in + i, lanes);
+      const V y = result(x);
       if (lanes == W) y.store_unaligned(q + i);
       else simd::store_partial(q + i, y, lanes);
       if constexpr (kAhead) a0 = max_with<A>(a0, ahead + off + i, lanes);
