@@ -109,7 +109,9 @@ double nan_stored_as(data_type dt) {
 // the one nearest the kernel's among the references at shifts 0 and +-4 eps, each in f64 and in
 // f32 steps (where they bracket it, the kernel's value itself), and in f32 steps from the
 // unshifted softmax's subnormal neighbours (an f32 softmax below FLT_MIN is within one subnormal
-// step of the correctly rounded value, which the src scale can round to either side of 0). A
+// step of the correctly rounded value, which the src scale can round to either side of 0), and in
+// f32 steps with each exp, tanh and logistic result 2 ulps off (their vector forms' error, which
+// a cancelling post-op after them amplifies: exp(v) + 1 - 2 for a small v). A
 // reference that is NaN (1 - s below zero under a sqrt) is left out of the bracket, which the
 // others still bound. Where an f32 chain from the unshifted softmax or a neighbour gives NaN (a
 // result that underflows f32, then divided by 0), the kernel's NaN as dst stores it, as where the
@@ -123,6 +125,7 @@ std::vector<double> nearest_within_softmax_bound(
                                                                                axis, ref);
   if (ref.post_ops.empty() || dst_md.dt() == data_type::f64) return want;
   constexpr double kSoftmaxBound = 4 * 0x1p-23;
+  constexpr int kEltwiseUlps = 2;  // the vector kernels' exp, tanh and logistic (post_op_stage.h)
   std::vector<std::vector<double>> bracket;  // every reference but `want`, at each shift and mode
   for (bool f32_steps : {false, true}) {
     for (double shift : {-kSoftmaxBound, 0.0, kSoftmaxBound}) {
@@ -137,13 +140,19 @@ std::vector<double> nearest_within_softmax_bound(
     ref.subnormal_start_steps = steps;
     bracket.push_back(tessera::testing::softmax_forward_reference(alg, src_md, src, axis, ref));
   }
+  ref.subnormal_start_steps = 0;
+  for (int ulps : {-kEltwiseUlps, kEltwiseUlps}) {  // f32 steps with the kernels' exp error
+    ref.eltwise_ulps = ulps;
+    bracket.push_back(tessera::testing::softmax_forward_reference(alg, src_md, src, axis, ref));
+  }
   // The f32 chains from the unshifted softmax and its subnormal neighbours.
   const std::vector<double>* f32_starts[] = {&bracket[3], &bracket[5], &bracket[6]};
   std::vector<double> nearest(want);
   const double stored_nan = nan_stored_as(dst_md.dt());
   for (size_t i = 0; i < want.size() && i < got.size(); ++i) {
-    const bool f32_nan = std::any_of(std::begin(f32_starts), std::end(f32_starts),
-                                     [&](const std::vector<double>* r) { return std::isnan((*r)[i]); });
+    const bool f32_nan =
+        std::any_of(std::begin(f32_starts), std::end(f32_starts),
+                    [&](const std::vector<double>* r) { return std::isnan((*r)[i]); });
     if (f32_nan && (std::isnan(got[i]) || got[i] == stored_nan)) {
       nearest[i] = got[i];
       continue;

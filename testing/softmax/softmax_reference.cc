@@ -158,6 +158,18 @@ double eltwise_f64(const post_op& op, double x) {
   return std::numeric_limits<double>::quiet_NaN();
 }
 
+bool is_transcendental(eltwise_alg alg) {
+  return alg == eltwise_alg::exp || alg == eltwise_alg::tanh || alg == eltwise_alg::logistic;
+}
+
+// f moved by `ulps` f32 steps (negative: down).
+float moved_by_ulps(float f, int ulps) {
+  const float toward = ulps > 0 ? std::numeric_limits<float>::infinity()
+                                : -std::numeric_limits<float>::infinity();
+  for (int i = 0; i < (ulps > 0 ? ulps : -ulps); ++i) f = std::nextafter(f, toward);
+  return f;
+}
+
 double binary_f64(binary_alg alg, double a, double b) {
   switch (alg) {
     case binary_alg::add: return a + b;
@@ -202,6 +214,9 @@ std::vector<double> softmax_forward_reference(softmax_alg alg, const memory_desc
       const post_op& op = attr.post_ops[i];
       if (op.kind == post_op_kind::eltwise) {
         v = eltwise_f64(op, v);
+        if (attr.f32_steps && attr.eltwise_ulps != 0 && is_transcendental(op.eltwise_algorithm)) {
+          v = moved_by_ulps(static_cast<float>(v), attr.eltwise_ulps);
+        }
       } else {
         for (size_t d = 0; d < idx.size(); ++d) at[d] = op.src1.dims()[d] == 1 ? 0 : idx[d];
         const double b = read_one(op.src1, attr.post_op_src1[i],

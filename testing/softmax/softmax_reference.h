@@ -54,6 +54,10 @@ struct softmax_reference_attr {
   // softmax there is within one step of the correctly rounded value, and the scale can round
   // the two to different sides of a step (0 / 0 against x / 0 after a zero operand).
   int subnormal_start_steps = 0;
+  // With f32_steps, each exp, tanh and logistic result moved by this many f32 ulps: the vector
+  // kernels' own error in those functions (docs/softmax.md), which a cancelling post-op after
+  // them (exp(v) + 1 - 2) amplifies.
+  int eltwise_ulps = 0;
 };
 // oneDNN 3.x's order, all in f64: dst = post_ops(softmax(src) * src_scale) / dst_scale, each
 // binary operand read at the dst element's logical index with its broadcast dims at 0. The
